@@ -1,0 +1,173 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# iommu-fastpath workbench. This file is the table of contents.
+#
+#   make               apply the series to Linux 6.12, build the baseline and
+#                      patched x86_64 kernels, boot each under QEMU (q35 +
+#                      intel-iommu) in every IOMMU mode, run the benchmark
+#                      matrix and print baseline against patched (results/)
+#   make check         the test suite, what CI runs; ends "N passed, N failed"
+#   make tree          the series as commits on branch "series" of build/patched/linux
+#   make export        write that branch back to patches/
+#   make apply KSRC=<a 6.12 git tree>   apply the series to your own tree
+#   make check-bisect  build both architectures after every patch
+#   make reset-tree    take patches/ again, dropping unexported tree commits
+#   make clean-results measure again on the next make
+#   make clean         remove build/ (ccache stays)
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := all
+.DELETE_ON_ERROR:
+
+# The base: Debian's linux-source-6.12, exactly this version.
+BASE_DEB ?= 6.12.117-1~deb12u1
+BASE_TARBALL := /usr/src/linux-source-6.12.tar.xz
+# The identity the series' commits carry: set your own when you send them.
+GIT_NAME ?= iommu-fastpath
+GIT_EMAIL ?= iommu-fastpath@example.org
+export WB_GIT_NAME := $(GIT_NAME)
+export WB_GIT_EMAIL := $(GIT_EMAIL)
+
+# The benchmark matrix.
+MODES ?= off,lazy,strict,cm
+GRANULES ?= 1,16,64,256,1024
+THREADS ?= 1,2
+SECONDS ?= 1
+
+B := build
+STATE := $(B)/state
+TREE := $(B)/patched/linux
+RESULTS := results
+CHECK := $(B)/check/results
+ARCHS := x86_64 arm64
+FRAGMENTS_x86_64 := configs/common.config configs/x86_64.config
+FRAGMENTS_arm64 := configs/common.config configs/arm64.config
+IMAGE_x86_64 := arch/x86/boot/bzImage
+IMAGE_arm64 := arch/arm64/boot/Image
+BUSYBOX_x86_64 := /bin/busybox
+BUSYBOX_arm64 := $(B)/busybox-arm64
+# The IOMMU mode each architecture's test boot runs in.
+CHECK_MODE_x86_64 := lazy
+CHECK_MODE_arm64 := strict
+GUEST := $(wildcard guest/*)
+STAGE := scripts/stage.sh
+TEST := scripts/test.sh $(CHECK)
+
+# build/<baseline|patched>/... for one architecture
+# (pattern rules below: check-<arch> targets are not .PHONY for that reason)
+kernel = $(B)/$(1)/out-$(2)/$(IMAGE_$(2))
+selftest = $(B)/$(1)/kselftest-$(2)/dma_map_benchmark
+initramfs = $(B)/$(1)/initramfs-$(2).cpio.gz
+
+.PHONY: all report check check-tests check-series check-shell tree export \
+	apply check-bisect reset-tree clean-results clean FORCE
+
+all: report
+
+## 1. Packages, the base tree and the series on it
+
+$(STATE)/deps: scripts/deps.sh
+	@mkdir -p $(STATE)
+	@$(STAGE) "packages" scripts/deps.sh $(BASE_DEB)
+	@touch $@
+
+$(STATE)/base: | $(STATE)/deps
+	@$(STAGE) "base tree" scripts/base.sh $(TREE) $(BASE_TARBALL) $(BASE_DEB)
+	@touch $@
+
+# Rewritten only when the tree changes, so kernels rebuild only then.
+$(STATE)/baseline.rev $(STATE)/patched.rev &: $(STATE)/base FORCE
+	@$(STAGE) "series" scripts/tree.sh $(TREE) patches $(B)/baseline/linux $(STATE)
+
+tree: $(STATE)/patched.rev
+
+export: $(STATE)/base
+	@scripts/export.sh $(TREE) patches $(STATE)
+
+apply: $(STATE)/deps
+	@scripts/ksrc.sh "$(KSRC)" patches
+
+reset-tree: $(STATE)/base
+	@scripts/reset-tree.sh $(TREE)
+	@$(STAGE) "series" scripts/tree.sh $(TREE) patches $(B)/baseline/linux $(STATE)
+
+## 2. Kernels, the dma selftest and the guest's initramfs, per architecture
+
+$(BUSYBOX_x86_64): | $(STATE)/deps
+$(BUSYBOX_arm64): | $(STATE)/deps
+	@$(STAGE) "arm64 busybox" scripts/busybox-arm64.sh $@
+
+define arch_rules
+$(B)/%/out-$(1)/$(IMAGE_$(1)): $(STATE)/%.rev $(FRAGMENTS_$(1))
+	@$(STAGE) "$$* $(1) kernel" scripts/kbuild.sh $(1) $(B)/$$*/linux $(B)/$$*/out-$(1) $(FRAGMENTS_$(1))
+
+$(B)/%/kselftest-$(1)/dma_map_benchmark: $(B)/%/out-$(1)/$(IMAGE_$(1))
+	@$(STAGE) "$$* $(1) selftests/dma" scripts/selftest.sh $(1) $(B)/$$*/linux $(B)/$$*/out-$(1) $(B)/$$*/kselftest-$(1)
+
+$(B)/%/initramfs-$(1).cpio.gz: $(B)/%/kselftest-$(1)/dma_map_benchmark $(BUSYBOX_$(1)) $(GUEST) scripts/initramfs.sh
+	@$(STAGE) "$$* $(1) initramfs" scripts/initramfs.sh $(BUSYBOX_$(1)) guest $$@ $$<
+endef
+$(foreach arch,$(ARCHS),$(eval $(call arch_rules,$(arch))))
+
+# Named here so that make never takes them for intermediate files, which it
+# would delete after use and not remake when missing.
+BUILT := $(foreach v,baseline patched,$(foreach a,$(ARCHS),\
+	$(call kernel,$(v),$(a)) $(call selftest,$(v),$(a)) $(call initramfs,$(v),$(a))))
+$(BUILT):
+
+## 3. Benchmark: both x86_64 kernels in every IOMMU mode, then the report
+
+$(STATE)/accel: $(call kernel,patched,x86_64) $(call initramfs,patched,x86_64)
+	@scripts/accel.sh $^ $(B)/accel-probe.log >$@
+
+$(STATE)/matrix: FORCE
+	@mkdir -p $(STATE)
+	@echo "$(MODES) $(GRANULES) $(THREADS) $(SECONDS)" >$@.new
+	@if cmp -s $@.new $@; then rm $@.new; else mv $@.new $@; fi
+
+$(B)/results/%/done: $(call kernel,%,x86_64) $(call initramfs,%,x86_64) $(STATE)/matrix $(STATE)/accel
+	@WB_ACCEL=$$(cat $(STATE)/accel) $(STAGE) "benchmark $* kernel ($$(cat $(STATE)/accel))" \
+		scripts/bench.sh x86_64 $(call kernel,$*,x86_64) $(call initramfs,$*,x86_64) \
+		$(B)/results/$* $(MODES) $(GRANULES) $(THREADS) $(SECONDS)
+	@touch $@
+
+report: $(B)/results/baseline/done $(B)/results/patched/done
+	@$(STAGE) "report" scripts/report.py $(RESULTS) $(B)/results/baseline \
+		$(B)/results/patched "$$(cat $(STATE)/accel)"
+
+clean-results:
+	rm -rf $(B)/results $(RESULTS)
+
+## 4. Tests: the series, the workbench, each architecture's build and boot
+
+check: $(STATE)/deps
+	@mkdir -p $(dir $(CHECK))
+	@rm -f $(CHECK)
+	@rc=0; $(MAKE) --no-print-directory -k check-tests || rc=$$?; \
+		scripts/summary.sh $(CHECK) $$rc
+
+check-tests: check-series check-shell $(addprefix check-,$(ARCHS))
+
+check-series: $(STATE)/patched.rev
+	@scripts/check-apply.sh $(TREE) patches $(CHECK)
+	@scripts/checkpatch.sh $(TREE) patches $(CHECK)
+
+check-shell:
+	@$(TEST) "shellcheck of the workbench" shellcheck -x scripts/*.sh guest/init guest/*.sh .ci/run
+
+check-%: $(STATE)/patched.rev
+	@$(TEST) "build $* kernel" $(MAKE) --no-print-directory $(call initramfs,patched,$*)
+	@scripts/warnings.sh $* $(TREE) $(B)/patched/out-$* $(B)/pristine/linux \
+		$(B)/pristine/out-$* $(CHECK) $(FRAGMENTS_$*)
+	@$(TEST) "boot $* ($(CHECK_MODE_$*))" scripts/boot.sh $* $(CHECK_MODE_$*) \
+		$(call kernel,patched,$*) $(call initramfs,patched,$*) $(B)/check/$*.log 300 "kunit.enable=1 wb.job=check"
+	@scripts/guest-results.py $(TREE) $(B)/check/$*.log $* $(CHECK)
+
+check-bisect: $(STATE)/patched.rev
+	@mkdir -p $(dir $(CHECK))
+	@rm -f $(CHECK)
+	@rc=0; scripts/bisect.sh $(TREE) $(B)/bisect configs $(CHECK) || rc=$$?; \
+		scripts/summary.sh $(CHECK) $$rc
+
+clean:
+	rm -rf $(B)

@@ -1,0 +1,22 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The test job: KUnit has run during boot; run the dma kselftest against the
+# bound device and report it as TAP between WB-KSELFTEST markers.
+set -eu
+# shellcheck source=guest/lib.sh
+. /wb/lib.sh
+
+dev=$(bind_benchmark_device) || exit 1
+echo "WB-INFO domain=$(domain_type "$dev") device=${dev##*/}"
+echo "WB-KSELFTEST-BEGIN"
+echo "TAP version 13"
+echo "1..1"
+rc=0
+dma_map_benchmark -s 1 -t 1 -g 1 >/tmp/kselftest.out 2>&1 || rc=$?
+sed 's/^/# /' /tmp/kselftest.out
+case $rc in
+0) echo "ok 1 selftests: dma: dma_map_benchmark" ;;
+4) echo "ok 1 selftests: dma: dma_map_benchmark # SKIP" ;;
+*) echo "not ok 1 selftests: dma: dma_map_benchmark # exit=$rc" ;;
+esac
+echo "WB-KSELFTEST-END"

@@ -1,0 +1,49 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Unpack Debian's linux-source-6.12 into <tree> and make it a git repository
+# whose root commit, tagged "base", is the pristine source.
+# Usage: base.sh <tree> <tarball> <package version>
+set -eu
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+tree=$1 tarball=$2 pkgver=$3
+
+kernel_version() { # <top-level Makefile>
+	awk '/^VERSION =/ { v = $3 } /^PATCHLEVEL =/ { p = $3 } /^SUBLEVEL =/ { s = $3 }
+	     END { print v "." p "." s }' "$1"
+}
+
+if git -C "$tree" rev-parse -q --verify refs/tags/base >/dev/null 2>&1; then
+	say "base: Linux $(git -C "$tree" show base:Makefile | kernel_version -) (kept)"
+	exit 0
+fi
+
+[ -r "$tarball" ] || die "base tarball $tarball is missing (package linux-source-6.12)"
+rm -rf "$tree" "$tree.unpack"
+mkdir -p "$tree.unpack"
+say "unpacking $tarball"
+tar -xJf "$tarball" -C "$tree.unpack"
+mv "$tree.unpack"/linux-source-* "$tree"
+rmdir "$tree.unpack"
+
+version=$(kernel_version "$tree/Makefile")
+case $version in
+6.12.*) ;;
+*) die "base is Linux $version, not 6.12 ($tarball)" ;;
+esac
+
+say "making the base a git repository (about a minute)"
+git -C "$tree" init -q -b series
+git -C "$tree" config gc.auto 0
+git -C "$tree" config feature.manyFiles true
+# Debian's tarball ignores every top-level path in .gitignore: force-add.
+git -C "$tree" add -A -f
+# Fixed identity and date: the root commit, and so every base-commit line of
+# the exported series, is the same on every machine.
+GIT_AUTHOR_NAME=base GIT_AUTHOR_EMAIL=base@localhost \
+GIT_COMMITTER_NAME=base GIT_COMMITTER_EMAIL=base@localhost \
+GIT_AUTHOR_DATE='2025-01-01T00:00:00Z' GIT_COMMITTER_DATE='2025-01-01T00:00:00Z' \
+	git -C "$tree" commit -q -m "Linux $version (Debian linux-source-6.12 $pkgver)"
+git -C "$tree" tag base
+say "base: Linux $version (Debian linux-source-6.12 $pkgver), commit $(git -C "$tree" rev-parse --short base)"

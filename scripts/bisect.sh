@@ -1,0 +1,28 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Build every architecture after every patch of the series (bisectability),
+# in a worktree of its own, incrementally.
+# Usage: bisect.sh <tree> <work dir> <config dir> <results>
+set -eu
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+tree=$1 work=$2 configs=$3 results=$4
+mkdir -p "$work"
+if [ ! -e "$work/linux/.git" ]; then
+	git -C "$tree" worktree prune
+	git -C "$tree" worktree add -q --detach "$(realpath "$work")/linux" base
+fi
+for commit in $(git -C "$tree" rev-list --reverse base..HEAD); do
+	git -C "$work/linux" checkout -q --detach "$commit"
+	subject=$(git -C "$tree" log -1 --format=%s "$commit")
+	for arch in x86_64 arm64; do
+		if "$(dirname "$0")/kbuild.sh" "$arch" "$work/linux" "$work/out-$arch" \
+			"$configs/common.config" "$configs/$arch.config" >"$work/$arch.log" 2>&1; then
+			record "$results" PASS "builds on $arch: $subject"
+		else
+			tail -n 20 "$work/$arch.log"
+			record "$results" FAIL "builds on $arch: $subject"
+		fi
+	done
+done

@@ -1,0 +1,66 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Boot a kernel and initramfs under QEMU in one IOMMU mode with a time limit,
+# the console in <log>. Exit 0 when the guest job ran to its end, 3 when it
+# ended but failed, 1 when the guest did not boot, crashed or hung (with its
+# last console lines shown).
+# Usage: boot.sh <arch> <mode> <kernel> <initrd> <log> <seconds> <append>
+#   mode: off (no translation), lazy, strict, or cm (x86_64: VT-d caching
+#   mode, the virtual-IOMMU case; the kernel picks its default strictness).
+# WB_ACCEL=kvm|tcg picks the accelerator for x86_64 (default tcg).
+set -eu
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+arch=$1 mode=$2 kernel=$3 initrd=$4 log=$5 limit=$6 append=$7
+
+case $arch in
+x86_64)
+	if [ "${WB_ACCEL:-tcg}" = kvm ]; then cpu="-accel kvm -cpu host"; else cpu="-accel tcg -cpu max"; fi
+	qemu="qemu-system-x86_64 -M q35 $cpu -device intel-iommu"
+	console=ttyS0
+	case $mode in
+	off) append="intel_iommu=off $append" ;;
+	lazy) append="intel_iommu=on iommu.strict=0 $append" ;;
+	strict) append="intel_iommu=on iommu.strict=1 $append" ;;
+	cm) append="intel_iommu=on $append" qemu="$qemu,caching-mode=on" ;;
+	*) die "unknown x86_64 IOMMU mode $mode" ;;
+	esac
+	;;
+arm64)
+	qemu="qemu-system-aarch64 -M virt,iommu=smmuv3 -accel tcg -cpu max"
+	console=ttyAMA0
+	case $mode in
+	off) append="iommu.passthrough=1 $append" ;;
+	lazy) append="iommu.passthrough=0 iommu.strict=0 $append" ;;
+	strict) append="iommu.passthrough=0 iommu.strict=1 $append" ;;
+	*) die "unknown arm64 IOMMU mode $mode" ;;
+	esac
+	;;
+*) die "unknown architecture $arch" ;;
+esac
+# QEMU's edu: a PCI device no driver claims, for dma_map_benchmark.
+qemu="$qemu -device edu"
+
+rc=0
+# shellcheck disable=SC2086 # $qemu is a command line
+timeout -k 10 "$limit" $qemu -smp 2 -m 1G -nodefaults -display none -no-reboot \
+	-serial "file:$log" -kernel "$kernel" -initrd "$initrd" \
+	-append "console=$console panic=-1 oops=panic $append" \
+	</dev/null >"$log.qemu" 2>&1 || rc=$?
+
+name="$arch guest ($mode, $(basename "$log" .log))"
+if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+	show_tail "$log" 40
+	die "$name hung: killed after $limit s"
+fi
+if ! grep -q '^WB-END' "$log"; then
+	[ ! -s "$log.qemu" ] || show_tail "$log.qemu" 10
+	show_tail "$log" 40
+	die "$name did not boot or crashed (qemu exit $rc)"
+fi
+if ! grep -q '^WB-END rc=0' "$log"; then
+	show_tail "$log" 40
+	warn "$name: job failed ($(grep '^WB-END' "$log"))"
+	exit 3
+fi

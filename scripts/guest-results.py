@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Record the tests of one 'make check' guest boot.
+
+Usage: guest-results.py <tree> <console log> <label> <results>
+
+KUnit's KTAP is parsed by the tree's own tools/testing/kunit/kunit.py parse;
+each test case becomes one result. The kselftest TAP between the guest's
+WB-KSELFTEST markers gives one result per test.
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+TAP = re.compile(r"^(not ok|ok) \d+ (.*?)(?:\s+#\s*(SKIP|TODO)?.*)?$")
+
+
+def record(results, status, name):
+    with open(results, "a") as out:
+        out.write(f"{status} {name}\n")
+    print(f"{status}: {name}")
+
+
+def kunit_cases(group, prefix=""):
+    """Yield (name, status) for every test case in kunit.py's JSON."""
+    name = group["name"] if prefix or group["name"] != "KUnit Test Group" else ""
+    path = f"{prefix}.{name}" if prefix and name else (name or prefix)
+    for case in group.get("test_cases", []):
+        yield (f"{path}.{case['name']}" if path else case["name"]), case["status"]
+    for sub in group.get("sub_groups", []):
+        yield from kunit_cases(sub, path)
+
+
+def boot_console(log):
+    """The console up to the guest's init: KUnit's built-in suites run before it."""
+    with open(log, errors="replace") as console:
+        return console.read().split("WB-BEGIN", 1)[0]
+
+
+def record_kunit(tree, log, label, results):
+    kunit = os.path.join(tree, "tools/testing/kunit/kunit.py")
+    with tempfile.NamedTemporaryFile(suffix=".json") as tmp:
+        run = subprocess.run([sys.executable, kunit, "parse", "--json=" + tmp.name],
+                             input=boot_console(log), capture_output=True, text=True)
+        summary = [line for line in run.stdout.splitlines() if "Testing complete" in line]
+        try:
+            with open(tmp.name) as data:
+                cases = list(kunit_cases(json.load(data)))
+        except (OSError, ValueError):
+            cases = []
+    if not cases:
+        print(run.stdout[-2000:] + run.stderr[-2000:])
+        record(results, "FAIL", f"kunit {label}: no KUnit results in the console")
+        return
+    for name, status in cases:
+        status = {"PASS": "PASS", "SKIP": "SKIP"}.get(status, "FAIL")
+        record(results, status, f"kunit {label} {name}")
+    if summary:
+        print("   ", summary[-1].strip())
+
+
+def record_kselftest(log, label, results):
+    inside, found = False, False
+    with open(log, errors="replace") as console:
+        for line in console:
+            line = line.rstrip("\r\n")
+            if line.startswith("WB-KSELFTEST-BEGIN"):
+                inside = True
+            elif line.startswith("WB-KSELFTEST-END"):
+                inside = False
+            elif inside:
+                match = TAP.match(line)
+                if match:
+                    found = True
+                    verdict, name, directive = match.groups()
+                    status = "SKIP" if directive == "SKIP" else (
+                        "PASS" if verdict == "ok" else "FAIL")
+                    record(results, status, f"kselftest {label} {name}")
+    if not found:
+        record(results, "FAIL", f"kselftest {label}: no TAP results in the console")
+
+
+def main():
+    tree, log, label, results = sys.argv[1:5]
+    record_kunit(tree, log, label, results)
+    record_kselftest(log, label, results)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,27 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Pack a guest initramfs: busybox, the guest/ scripts and the given programs.
+# Usage: initramfs.sh <busybox> <guest dir> <output.cpio.gz> <program>...
+set -eu
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+busybox=$1 guest=$2 output=$3
+shift 3
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+
+mkdir -p "$root/bin" "$root/wb" "$root/proc" "$root/sys" "$root/dev" "$root/tmp"
+install -m 755 "$busybox" "$root/bin/busybox"
+ln -s busybox "$root/bin/sh"
+install -m 755 "$guest/init" "$root/init"
+install -m 755 "$guest"/*.sh "$root/wb/"
+for program in "$@"; do
+	install -m 755 "$program" "$root/bin/"
+done
+
+# Same inputs, same archive: sorted names, fixed times, no gzip timestamp.
+find "$root" -exec touch -h -d @0 {} +
+(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --reproducible --quiet) |
+	gzip -n -9 >"$output.tmp"
+mv "$output.tmp" "$output"

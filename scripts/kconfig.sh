@@ -1,0 +1,30 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Configure a kernel as allnoconfig plus fragments, unless it already is;
+# fail when a requested option did not survive (missing dependencies).
+# Usage: kconfig.sh <arch> <tree> <outdir> <fragment>...
+set -eu
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+arch=$1 tree=$2 out=$3
+shift 3
+mkdir -p "$out"
+cmp -s <(cat "$@") "$out/wb.config" 2>/dev/null && [ -f "$out/.config" ] && exit 0
+
+lost_options() {
+	grep -h '^CONFIG_' "$@" | sort -u | while IFS= read -r line; do
+		case $line in
+		*=n) grep -qx "# ${line%=n} is not set" "$out/.config" || echo "$line" ;;
+		*) grep -qx "$line" "$out/.config" || echo "$line" ;;
+		esac
+	done
+}
+
+cat "$@" >"$out/wb.config.new"
+kernel_make "$arch" "$tree" "$(realpath "$out")" -s KCONFIG_ALLCONFIG="$(realpath "$out/wb.config.new")" \
+	allnoconfig >"$out/config.log" 2>&1 ||
+	{ show_tail "$out/config.log" 40; die "configuring $arch failed"; }
+lost=$(lost_options "$@")
+[ -z "$lost" ] || die "$arch config lost (missing dependencies?): $(echo "$lost" | tr '\n' ' ')"
+mv "$out/wb.config.new" "$out/wb.config"

@@ -1,0 +1,65 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# Shared helpers for the workbench scripts; sourced, never run.
+
+say() { printf '%s\n' "$*"; }
+warn() { printf 'warning: %s\n' "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# Print a file's last lines under a heading, for a guest or a build that failed.
+show_tail() { # <file> <lines>
+	say "---- last $2 lines of $1 ----" >&2
+	tail -n "$2" "$1" >&2 || true
+	say "---- end of $1 ----" >&2
+}
+
+# Replace <file> with standard input only when the content differs, so that
+# make sees a new timestamp only when something really changed.
+write_if_changed() { # <file>
+	tmp=$(mktemp "$1.XXXXXX")
+	cat >"$tmp"
+	if cmp -s "$tmp" "$1"; then rm -f "$tmp"; else mv "$tmp" "$1"; fi
+}
+
+# Patch file names listed in a series file, in order, without comments.
+series_patches() { # <series file>
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$1"
+}
+
+# How many patches stand above the baseline marker (0 when there is none):
+# those are the benchmark patches both kernels carry.
+series_baseline_count() { # <series file>
+	awk '/^#[[:space:]]*baseline-end/ { print n + 0; found = 1; exit }
+	     { sub(/#.*/, ""); if ($0 ~ /[^[:space:]]/) n++ }
+	     END { if (!found) print 0 }' "$1"
+}
+
+# A short hash of the series file and the patches it names.
+series_hash() { # <patch dir>
+	(cd "$1" && series_patches series | xargs cat series) | sha256sum | cut -c1-16
+}
+
+# The cross-compiler prefix for an architecture.
+cross_prefix() { # <arch>
+	case $1 in
+	x86_64) echo "" ;;
+	arm64) echo aarch64-linux-gnu- ;;
+	*) die "unknown architecture $1" ;;
+	esac
+}
+
+# make in a kernel tree for <arch>, out of tree in <out>, through ccache, with
+# fixed build stamps so that an unchanged tree rebuilds nothing.
+kernel_make() { # <arch> <tree> <out> [make args...]
+	km_cross=$(cross_prefix "$1")
+	make -C "$2" O="$3" ARCH="$1" CROSS_COMPILE="$km_cross" \
+		CC="ccache ${km_cross}gcc" HOSTCC="ccache gcc" \
+		KBUILD_BUILD_TIMESTAMP='2025-01-01' KBUILD_BUILD_USER=wb \
+		KBUILD_BUILD_HOST=wb "${@:4}"
+}
+
+# Append one test result to <results> and say it.
+record() { # <results> PASS|FAIL|SKIP <name>
+	echo "$2 $3" >>"$1"
+	say "$2: $3"
+}

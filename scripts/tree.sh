@@ -1,0 +1,75 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Make <tree> the base plus the series in <patch dir>, on branch "series",
+# unless it already is; put the baseline worktree on the base plus the
+# patches above the series' baseline-end marker; record both revisions.
+# Usage: tree.sh <tree> <patch dir> <baseline worktree> <state dir>
+set -eu
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+tree=$1 patches=$2 baseline=$3 state=$4
+mkdir -p "$state"
+# The identity that commits made in the tree (and git am) carry.
+[ -z "${WB_GIT_NAME:-}" ] || git -C "$tree" config user.name "$WB_GIT_NAME"
+[ -z "${WB_GIT_EMAIL:-}" ] || git -C "$tree" config user.email "$WB_GIT_EMAIL"
+
+rev() { git -C "$tree" rev-parse -q --verify "$1" 2>/dev/null || true; }
+
+is_clean() { [ -z "$(git -C "$tree" status --porcelain --untracked-files=no)" ]; }
+
+# The cover letter's own text becomes the branch description, which
+# 'make export' turns back into the cover letter.
+describe_branch() {
+	cover=$patches/0000-cover-letter.patch
+	[ -f "$cover" ] || return 0
+	desc=$(awk 'hdr == "" && /^Subject: / { sub(/^Subject: (\[[^]]*\] )?/, ""); subj = $0; cont = 1; next }
+		hdr == "" && cont && /^ / { sub(/^ /, ""); subj = subj " " $0; next }
+		hdr == "" { cont = 0 }
+		hdr == "" && /^$/ { hdr = 1; print subj; print ""; next }
+		hdr && /^[^ ].* \([0-9]+\):$/ { exit }
+		hdr { print }' "$cover")
+	git -C "$tree" config branch.series.description "$desc"
+}
+
+apply_series() {
+	is_clean || die "$tree has uncommitted changes: commit and 'make export', or 'make reset-tree'"
+	git -C "$tree" checkout -q -B series base
+	"$(dirname "$0")/apply.sh" "$tree" "$patches"
+	describe_branch
+	git -C "$tree" update-ref refs/wb/applied HEAD
+	series_hash "$patches" >"$state/series.hash"
+	say "tree: $(git -C "$tree" rev-list --count base..HEAD) patches applied to base"
+}
+
+if [ -z "$(rev refs/wb/applied)" ]; then
+	apply_series
+elif [ "$(series_hash "$patches")" != "$(cat "$state/series.hash" 2>/dev/null)" ]; then
+	[ "$(rev HEAD)" = "$(rev refs/wb/applied)" ] ||
+		die "patches/ changed and $tree has commits not exported: 'make export' keeps the tree's, 'make reset-tree' takes patches/"
+	apply_series
+elif [ "$(rev HEAD)" != "$(rev refs/wb/applied)" ]; then
+	warn "$tree has commits not in patches/ yet: building them; 'make export' saves them"
+fi
+
+count=$(series_baseline_count "$patches/series")
+if [ "$count" = 0 ]; then
+	base_rev=$(rev base)
+else
+	base_rev=$(git -C "$tree" rev-list --reverse --first-parent base..HEAD | sed -n "${count}p")
+	[ -n "$base_rev" ] || die "series marks $count baseline patches but the tree has fewer"
+fi
+if [ ! -e "$baseline/.git" ]; then
+	rm -rf "$baseline"
+	mkdir -p "$(dirname "$baseline")"
+	git -C "$tree" worktree prune
+	git -C "$tree" worktree add -q --detach "$(realpath -m "$baseline")" "$base_rev"
+elif [ "$(git -C "$baseline" rev-parse HEAD)" != "$base_rev" ]; then
+	git -C "$baseline" checkout -q --detach "$base_rev"
+fi
+
+# What each kernel is built from; rewritten only when it changes.
+echo "$base_rev" | write_if_changed "$state/baseline.rev"
+{ rev HEAD; git -C "$tree" diff HEAD | sha256sum; } | write_if_changed "$state/patched.rev"
+say "tree: baseline $(git -C "$tree" log -1 --format='%h %s' "$base_rev")"
+say "tree: patched  $(git -C "$tree" log -1 --format='%h %s' HEAD)"

@@ -1,0 +1,45 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# W=1 and sparse (C=2) on the C files the series touches, in the patched
+# tree and in the pristine base with the same config: fail on any warning
+# the base does not have.
+# Usage: warnings.sh <arch> <tree> <out> <pristine tree> <pristine out> <results> <fragment>...
+set -eu
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+arch=$1 tree=$2 out=$3 pristine=$4 pristine_out=$5 results=$6
+shift 6
+name="W=1 + sparse $arch"
+
+files=$(git -C "$tree" diff --name-only --diff-filter=AM base..HEAD -- '*.c')
+if [ -z "$files" ]; then
+	record "$results" SKIP "$name: the series touches no C file"
+	exit 0
+fi
+"$(dirname "$0")/kconfig.sh" "$arch" "$pristine" "$pristine_out" "$@"
+
+# One line per diagnostic, without paths and line numbers, so that the same
+# warning in both trees compares equal even when the code around it moved.
+diagnostics() { # <tree> <out>
+	objects=""
+	for f in $files; do
+		[ -f "$1/$f" ] && objects="$objects ${f%.c}.o"
+	done
+	[ -n "$objects" ] || return 0
+	# shellcheck disable=SC2086 # a list of objects
+	kernel_make "$arch" "$(realpath "$1")" "$(realpath "$2")" -k W=1 C=2 $objects 2>&1 |
+		grep -E '(warning|error):' |
+		sed -E 's#^([^ :]*/)?([^/ :]+):[0-9]+(:[0-9]+)?:#\2:#' | LC_ALL=C sort || true
+}
+
+diagnostics "$pristine" "$pristine_out" >"$out/warnings.base"
+diagnostics "$tree" "$out" >"$out/warnings.patched"
+LC_ALL=C comm -13 "$out/warnings.base" "$out/warnings.patched" >"$out/warnings.new"
+count=$(echo "$files" | wc -l)
+if [ ! -s "$out/warnings.new" ]; then
+	record "$results" PASS "$name: $count files, no new warnings"
+else
+	sed 's/^/    /' "$out/warnings.new"
+	record "$results" FAIL "$name: $(wc -l <"$out/warnings.new") new warnings"
+fi
