@@ -28,11 +28,17 @@ GIT_EMAIL ?= iommu-fastpath@example.org
 export WB_GIT_NAME := $(GIT_NAME)
 export WB_GIT_EMAIL := $(GIT_EMAIL)
 
-# The benchmark matrix.
+# The benchmark matrix: IOMMU modes, dma_map_benchmark's map modes, sizes
+# in pages, threads, mappings outstanding per thread, seconds per run.
 MODES ?= off,lazy,strict,cm
+MAPS ?= single
 GRANULES ?= 1,16,64,256,1024
 THREADS ?= 1,2
+DEPTHS ?= 1,64
 SECONDS ?= 1
+# Under TCG, guest time counts instructions (2^ICOUNT ns each): results do
+# not depend on the host's speed or load. Empty: guest time is host time.
+ICOUNT ?= 1
 
 B := build
 STATE := $(B)/state
@@ -122,18 +128,20 @@ $(STATE)/accel: $(call kernel,patched,x86_64) $(call initramfs,patched,x86_64)
 
 $(STATE)/matrix: FORCE
 	@mkdir -p $(STATE)
-	@echo "$(MODES) $(GRANULES) $(THREADS) $(SECONDS)" >$@.new
+	@echo "$(MODES) $(MAPS) $(GRANULES) $(THREADS) $(DEPTHS) $(SECONDS) $(ICOUNT)" >$@.new
 	@if cmp -s $@.new $@; then rm $@.new; else mv $@.new $@; fi
 
 $(B)/results/%/done: $(call kernel,%,x86_64) $(call initramfs,%,x86_64) $(STATE)/matrix $(STATE)/accel
-	@WB_ACCEL=$$(cat $(STATE)/accel) $(STAGE) "benchmark $* kernel ($$(cat $(STATE)/accel))" \
+	@WB_ACCEL=$$(cat $(STATE)/accel) WB_ICOUNT=$(ICOUNT) \
+		$(STAGE) "benchmark $* kernel ($$(cat $(STATE)/accel))" \
 		scripts/bench.sh x86_64 $(call kernel,$*,x86_64) $(call initramfs,$*,x86_64) \
-		$(B)/results/$* $(MODES) $(GRANULES) $(THREADS) $(SECONDS)
+		$(B)/results/$* $(MODES) "wb.maps=$(MAPS) wb.granules=$(GRANULES) \
+		wb.threads=$(THREADS) wb.depths=$(DEPTHS) wb.seconds=$(SECONDS)" $(SECONDS)
 	@touch $@
 
 report: $(B)/results/baseline/done $(B)/results/patched/done
 	@$(STAGE) "report" scripts/report.py $(RESULTS) $(B)/results/baseline \
-		$(B)/results/patched "$$(cat $(STATE)/accel)"
+		$(B)/results/patched "$$(scripts/accel-label.sh $$(cat $(STATE)/accel) $(ICOUNT))"
 
 clean-results:
 	rm -rf $(B)/results $(RESULTS)

@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# The benchmark matrix: every granule and thread count named on the kernel
-# command line, each run's raw output between WB-RUN markers for the host.
+# The benchmark matrix named on the kernel command line. Each timed run's
+# output goes between WB-RUN markers; with kprobes in the kernel, the same
+# run is repeated with the counters on (they cost time, so never during a
+# timed run) and its counts go between WB-COUNT markers.
 set -eu
 # shellcheck source=guest/lib.sh
 . /wb/lib.sh
@@ -9,11 +11,40 @@ set -eu
 dev=$(bind_benchmark_device) || exit 1
 domain=$(domain_type "$dev")
 seconds=$(wb_arg seconds 1)
+# 6.12's tool knows neither modes nor depth nor JSON: single, depth 1 only.
+if dma_map_benchmark -h 2>/dev/null | grep -q -- '-D'; then v2=1; else v2=""; fi
+counters=$(counters_setup)
+
+for map in $(wb_arg maps single | tr , ' '); do
 for granule in $(wb_arg granules 1 | tr , ' '); do
-	for threads in $(wb_arg threads 1 | tr , ' '); do
-		echo "WB-RUN granule=$granule threads=$threads seconds=$seconds domain=$domain"
-		rc=0
-		dma_map_benchmark -s "$seconds" -t "$threads" -g "$granule" 2>&1 || rc=$?
-		echo "WB-RUN-END rc=$rc"
-	done
+for threads in $(wb_arg threads 1 | tr , ' '); do
+for depth in $(wb_arg depths 1 | tr , ' '); do
+	if [ -n "$v2" ]; then
+		args="-j -m $map -D $depth"
+	elif [ "$map" = single ] && [ "$depth" = 1 ]; then
+		args=""
+	else
+		continue
+	fi
+	echo "WB-RUN map=$map granule=$granule threads=$threads depth=$depth seconds=$seconds domain=$domain"
+	rc=0
+	# shellcheck disable=SC2086 # $args is a list of options
+	dma_map_benchmark -s "$seconds" -t "$threads" -g "$granule" $args 2>&1 || rc=$?
+	echo "WB-RUN-END rc=$rc"
+	if [ -z "$v2" ] || [ -z "$counters" ] || [ "$rc" != 0 ]; then
+		continue
+	fi
+
+	# shellcheck disable=SC2086 # lists
+	counters_on $counters
+	rc=0
+	# shellcheck disable=SC2086
+	out=$(dma_map_benchmark -s "$seconds" -t "$threads" -g "$granule" $args 2>&1) || rc=$?
+	# shellcheck disable=SC2086
+	echo "WB-COUNT $(counters_off $counters)"
+	echo "$out"
+	echo "WB-COUNT-END rc=$rc"
+done
+done
+done
 done

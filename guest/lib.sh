@@ -35,3 +35,43 @@ bind_benchmark_device() {
 domain_type() { # <sysfs device dir>
 	if [ -e "$1/iommu_group/type" ]; then cat "$1/iommu_group/type"; else echo none; fi
 }
+
+# Kprobes on the functions whose calls the benchmark counts: intel-iommu's
+# synchronous invalidation wait and the IOVA allocator's rbtree slow path.
+# Prints the probes it could place (none without kprobe events).
+COUNTED="qi_submit_sync alloc_iova"
+TRACING=/sys/kernel/tracing
+
+counters_setup() {
+	mount -t tracefs tracefs "$TRACING" 2>/dev/null || true
+	[ -w "$TRACING/kprobe_events" ] || return 0
+	# Count hits only: nothing needs to reach the ring buffer.
+	echo 0 >"$TRACING/tracing_on"
+	for fn in $COUNTED; do
+		if echo "p:wb/$fn $fn" >>"$TRACING/kprobe_events" 2>/dev/null; then
+			printf '%s ' "$fn"
+		fi
+	done
+}
+
+counters_hits() { # <function>
+	awk -v e="wb/$1" '$1 == e || $1 == substr(e, 4) { print $2; found = 1 }
+		END { if (!found) print 0 }' "$TRACING/kprobe_profile"
+}
+
+counters_on() { # <function>...
+	: >/tmp/wb-counters
+	for fn in "$@"; do
+		echo "$fn $(counters_hits "$fn")" >>/tmp/wb-counters
+		echo 1 >"$TRACING/events/wb/$fn/enable"
+	done
+}
+
+# Disable the probes; print "<function>=<calls since counters_on>"...
+counters_off() { # <function>...
+	for fn in "$@"; do
+		echo 0 >"$TRACING/events/wb/$fn/enable"
+		start=$(awk -v f="$fn" '$1 == f { print $2 }' /tmp/wb-counters)
+		printf '%s=%s ' "$fn" $(($(counters_hits "$fn") - start))
+	done
+}

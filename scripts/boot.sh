@@ -8,15 +8,19 @@
 #   mode: off (no translation), lazy, strict, or cm (x86_64: VT-d caching
 #   mode, the virtual-IOMMU case; the kernel picks its default strictness).
 # WB_ACCEL=kvm|tcg picks the accelerator for x86_64 (default tcg).
+# WB_ICOUNT=<shift> runs TCG with -icount: guest time then counts executed
+# instructions (2^shift ns each), the same on any host and under any load.
 set -eu
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 arch=$1 mode=$2 kernel=$3 initrd=$4 log=$5 limit=$6 append=$7
 
+tcg="-accel tcg"
+[ -z "${WB_ICOUNT:-}" ] || tcg="$tcg -icount shift=$WB_ICOUNT,sleep=off"
 case $arch in
 x86_64)
-	if [ "${WB_ACCEL:-tcg}" = kvm ]; then cpu="-accel kvm -cpu host"; else cpu="-accel tcg -cpu max"; fi
+	if [ "${WB_ACCEL:-tcg}" = kvm ]; then cpu="-accel kvm -cpu host"; else cpu="$tcg -cpu max"; fi
 	qemu="qemu-system-x86_64 -M q35 $cpu -device intel-iommu"
 	console=ttyS0
 	case $mode in
@@ -28,7 +32,7 @@ x86_64)
 	esac
 	;;
 arm64)
-	qemu="qemu-system-aarch64 -M virt,iommu=smmuv3 -accel tcg -cpu max"
+	qemu="qemu-system-aarch64 -M virt,iommu=smmuv3 $tcg -cpu max"
 	console=ttyAMA0
 	case $mode in
 	off) append="iommu.passthrough=1 $append" ;;
@@ -44,7 +48,7 @@ qemu="$qemu -device edu"
 
 rc=0
 # shellcheck disable=SC2086 # $qemu is a command line
-timeout -k 10 "$limit" $qemu -smp 2 -m 1G -nodefaults -display none -no-reboot \
+timeout -k 10 "$limit" $qemu -smp 2 -m 2G -nodefaults -display none -no-reboot \
 	-serial "file:$log" -kernel "$kernel" -initrd "$initrd" \
 	-append "console=$console panic=-1 oops=panic $append" \
 	</dev/null >"$log.qemu" 2>&1 || rc=$?

@@ -8,7 +8,8 @@ set -eu
 
 base_version=$1
 packages="build-essential bc bison flex libelf-dev libssl-dev cpio kmod
-	xz-utils git perl python3 ccache sparse gnuplot-nox shellcheck
+	xz-utils git perl python3 python3-ply python3-git ccache sparse gnuplot-nox
+	shellcheck
 	qemu-system-x86 qemu-system-arm gcc-aarch64-linux-gnu
 	libc6-dev-arm64-cross busybox-static"
 

@@ -28,7 +28,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 if [ "$count" -gt 0 ]; then
 	git -C "$tree" config branch.series.description "$(cover_description)"
-	git -C "$tree" format-patch -q --zero-commit --no-signature --base=base \
+	git -C "$tree" format-patch -q -M --zero-commit --no-signature --base=base \
 		--cover-letter --cover-from-description=subject -o "$out" base..HEAD
 	# The cover letter's date is the newest patch's, not the export's.
 	date=$(git -C "$tree" log -1 --format='%aD' HEAD)

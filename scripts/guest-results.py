@@ -63,8 +63,13 @@ def record_kunit(tree, log, label, results):
         print("   ", summary[-1].strip())
 
 
+PLAN = re.compile(r"^1\.\.(\d+)")
+EXIT = re.compile(r"^# exit=(\d+)")
+
+
 def record_kselftest(log, label, results):
-    inside, found = False, False
+    """One result per TAP line; a short count or a bad exit is one failure."""
+    inside, found, planned, status = False, 0, None, 0
     with open(log, errors="replace") as console:
         for line in console:
             line = line.rstrip("\r\n")
@@ -72,16 +77,24 @@ def record_kselftest(log, label, results):
                 inside = True
             elif line.startswith("WB-KSELFTEST-END"):
                 inside = False
+            elif inside and PLAN.match(line) and planned is None:
+                planned = int(PLAN.match(line).group(1))
+            elif inside and EXIT.match(line):
+                status = int(EXIT.match(line).group(1))
             elif inside:
                 match = TAP.match(line)
                 if match:
-                    found = True
+                    found += 1
                     verdict, name, directive = match.groups()
                     status = "SKIP" if directive == "SKIP" else (
                         "PASS" if verdict == "ok" else "FAIL")
                     record(results, status, f"kselftest {label} {name}")
-    if not found:
+    if not found and planned != 0:
         record(results, "FAIL", f"kselftest {label}: no TAP results in the console")
+    elif planned is not None and found < planned:
+        record(results, "FAIL", f"kselftest {label}: {found} of {planned} planned results")
+    if status not in (0, 4):
+        record(results, "FAIL", f"kselftest {label}: exit status {status}")
 
 
 def main():

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Turn the benchmark consoles of two kernels into one side-by-side table.
+"""Turn the benchmark consoles of two kernels into one side-by-side report.
 
 Usage: report.py <results dir> <baseline dir> <patched dir> <accelerator>
 
 Each kernel directory holds one console log per IOMMU mode (<mode>.log) with
-WB-RUN blocks from guest/bench.sh. Writes bench.csv, bench.json and bench.png
-(when gnuplot is there) into <results dir> and prints the table.
+the WB-RUN and WB-COUNT blocks of guest/bench.sh. Writes bench.csv,
+bench.json and bench.png (when gnuplot is there) into <results dir> and
+prints the tables.
 """
 
 import csv
@@ -17,52 +18,69 @@ import subprocess
 import sys
 
 MODES = ["off", "lazy", "strict", "cm"]
-RUN = re.compile(r"^WB-RUN (.*)$")
-END = re.compile(r"^WB-RUN-END rc=(\d+)")
+BLOCK = re.compile(r"^WB-(RUN|COUNT) ?(.*)$")
+END = re.compile(r"^WB-(RUN|COUNT)-END rc=(\d+)")
 # Linux 6.12's tool: "average map latency(us):0.8 standard deviation:0.3"
 UPSTREAM = re.compile(r"average (map|unmap) latency\(us\):([\d.]+) standard deviation:([\d.]+)")
+STATS = ("mean", "p50", "p99")
+KEY = ("mode", "map", "granule", "threads", "depth")
 
 
-def parse_run(lines):
-    """Metrics of one run, from the tool's own output."""
+def parse_output(lines):
+    """Metrics in ns of one run, from either tool's output."""
     metrics = {}
     for line in lines:
+        if line.startswith("{"):
+            result = json.loads(line)
+            for op in ("map", "unmap"):
+                for stat in STATS:
+                    metrics[f"{op}_{stat}"] = result[op][stat + "_ns"]
+            metrics["ops"] = result["ops"]
+            continue
         match = UPSTREAM.search(line)
         if match:
-            op, mean, stddev = match.groups()
-            metrics[op + "_mean_us"] = float(mean)
-            metrics[op + "_sd_us"] = float(stddev)
+            metrics[match.group(1) + "_mean"] = round(float(match.group(2)) * 1000)
     return metrics
 
 
-def parse_console(path):
-    """Yield (attributes, metrics) for each finished run in a console log."""
-    attrs, lines = None, []
+def per_thousand(calls, ops):
+    return round(calls * 1000 / ops, 1) if ops else None
+
+
+def parse_console(path, mode):
+    """{key: run} for the finished runs of one console log."""
+    runs, attrs, lines, kind, last = {}, None, [], None, None
     with open(path, errors="replace") as log:
         for line in log:
             line = line.rstrip("\r\n")
-            start, end = RUN.match(line), END.match(line)
-            if start:
-                attrs = dict(word.split("=", 1) for word in start.group(1).split())
+            end, start = END.match(line), BLOCK.match(line)
+            if end and kind:
+                if end.group(2) == "0" and kind == "RUN":
+                    last = tuple([mode] + [attrs.get(k, "single" if k == "map" else "1")
+                                           for k in KEY[1:]])
+                    runs[last] = dict(parse_output(lines), domain=attrs.get("domain"))
+                elif end.group(2) == "0" and kind == "COUNT" and last in runs:
+                    ops = parse_output(lines).get("ops")
+                    runs[last]["qi_per_1k_unmaps"] = per_thousand(attrs.get("qi_submit_sync"), ops)
+                    runs[last]["alloc_iova_per_1k_maps"] = per_thousand(attrs.get("alloc_iova"), ops)
+                kind = None
+            elif start and not end:
+                kind = start.group(1)
+                attrs = dict(w.split("=", 1) for w in start.group(2).split() if "=" in w)
+                if kind == "COUNT":
+                    attrs = {k: int(v) for k, v in attrs.items()}
                 lines = []
-            elif end and attrs is not None:
-                if end.group(1) == "0":
-                    yield attrs, parse_run(lines)
-                attrs = None
-            elif attrs is not None:
+            elif kind:
                 lines.append(line)
+    return runs
 
 
 def load(kernel_dir):
-    """{(mode, granule, threads): {domain, metrics...}} for one kernel."""
     runs = {}
     for mode in MODES:
         path = os.path.join(kernel_dir, mode + ".log")
-        if not os.path.exists(path):
-            continue
-        for attrs, metrics in parse_console(path):
-            key = (mode, int(attrs["granule"]), int(attrs["threads"]))
-            runs[key] = dict(metrics, domain=attrs.get("domain", "?"))
+        if os.path.exists(path):
+            runs.update(parse_console(path, mode))
     return runs
 
 
@@ -70,64 +88,100 @@ def ratio(a, b):
     return round(a / b, 2) if a is not None and b else None
 
 
+def sort_key(key):
+    mode, map_mode, granule, threads, depth = key
+    return (MODES.index(mode), map_mode, int(granule), int(threads), int(depth))
+
+
 def rows(baseline, patched):
-    for key in sorted(set(baseline) | set(patched), key=lambda k: (MODES.index(k[0]), k[1], k[2])):
-        mode, granule, threads = key
+    for key in sorted(set(baseline) | set(patched), key=sort_key):
         b, p = baseline.get(key, {}), patched.get(key, {})
-        direct = patched.get(("off", granule, threads), {})
-        row = {"mode": mode, "domain": p.get("domain", b.get("domain")),
-               "granule": granule, "threads": threads}
+        direct = patched.get(("off",) + key[1:], {})
+        row = dict(zip(KEY, key), domain=p.get("domain") or b.get("domain"))
         for op in ("map", "unmap"):
-            row["base_" + op] = b.get(op + "_mean_us")
-            row["patched_" + op] = p.get(op + "_mean_us")
-            row["ratio_" + op] = ratio(row["patched_" + op], row["base_" + op])
-            row["vs_direct_" + op] = ratio(row["patched_" + op], direct.get(op + "_mean_us"))
+            for stat in STATS:
+                row[f"base_{op}_{stat}"] = b.get(f"{op}_{stat}")
+                row[f"patched_{op}_{stat}"] = p.get(f"{op}_{stat}")
+            # p50 where the tool has it, else the mean (Linux 6.12's tool).
+            stat = "p50" if p.get(f"{op}_p50") and b.get(f"{op}_p50") else "mean"
+            row[f"ratio_{op}"] = ratio(p.get(f"{op}_{stat}"), b.get(f"{op}_{stat}"))
+            row[f"vs_direct_{op}"] = ratio(p.get(f"{op}_{stat}"), direct.get(f"{op}_{stat}"))
+        for counter in ("qi_per_1k_unmaps", "alloc_iova_per_1k_maps"):
+            row["base_" + counter] = b.get(counter)
+            row["patched_" + counter] = p.get(counter)
         yield row
 
 
-COLUMNS = [("mode", "mode", "<6"), ("domain", "domain", "<8"), ("granule", "pages", ">5"),
-           ("threads", "thr", ">3"), ("base_map", "base map", ">8"), ("base_unmap", "unmap", ">6"),
-           ("patched_map", "patched map", ">11"), ("patched_unmap", "unmap", ">6"),
-           ("ratio_map", "p/b map", ">7"), ("ratio_unmap", "unmap", ">6"),
-           ("vs_direct_map", "/direct map", ">11"), ("vs_direct_unmap", "unmap", ">6")]
+def cell(value, width):
+    return format("-" if value is None else value, f">{width}")
 
 
-def cell(value, fmt):
-    return format("-" if value is None else value, fmt)
+# (key, title, width) of the columns every table starts with
+HEAD = [("mode", "mode", -6), ("domain", "domain", -6), ("map", "map", -8),
+        ("granule", "pages", 5), ("threads", "thr", 3), ("depth", "depth", 5)]
 
 
-def print_table(table, accel):
-    print(f"mean latency in us per operation; {accel}; ratio p/b = patched/baseline, "
-          "/direct = patched over patched with the IOMMU off")
-    print("  ".join(cell(title, fmt) for _, title, fmt in COLUMNS))
+def print_table(title, table, columns):
+    print(title)
+    columns = HEAD + columns
+    print("  ".join(format(t, f"<{-w}") if w < 0 else format(t, f">{w}")
+                    for _, t, w in columns))
     for row in table:
-        print("  ".join(cell(row[name], fmt) for name, _, fmt in COLUMNS))
+        print("  ".join(format(str(row[k] or "-"), f"<{-w}") if w < 0 else cell(row[k], w)
+                        for k, _, w in columns))
+    print()
+
+
+def latency_columns(op):
+    cols = []
+    for who, label in (("base", "base"), ("patched", "patched")):
+        cols += [(f"{who}_{op}_mean", f"{label} mean", 12), (f"{who}_{op}_p50", "p50", 7),
+                 (f"{who}_{op}_p99", "p99", 7)]
+    return cols + [(f"ratio_{op}", "p/b", 5), (f"vs_direct_{op}", "/direct", 7)]
+
+
+def print_tables(table, accel):
+    print(f"{accel}. Latencies in ns per call. p/b = patched/baseline, /direct = "
+          "patched/(patched, IOMMU off); both on p50 (on the mean for 6.12's tool).\n")
+    for op in ("map", "unmap"):
+        print_table(f"dma_{op}", table, latency_columns(op))
+    counters = [("base_qi_per_1k_unmaps", "qi_submit_sync/1k unmaps: base", 30),
+                ("patched_qi_per_1k_unmaps", "patched", 7),
+                ("base_alloc_iova_per_1k_maps", "alloc_iova/1k maps: base", 24),
+                ("patched_alloc_iova_per_1k_maps", "patched", 7)]
+    if any(row[key] is not None for row in table for key, _, _ in counters):
+        print_table("counters (separate runs with kprobes)", table, counters)
 
 
 def write_chart(table, path):
-    """Baseline (dashed) against patched (solid) per mode, one thread."""
+    """Baseline (dashed) against patched (solid) p50, one thread, depth 1."""
     data = path + ".dat"
+    picked = [r for r in table if r["threads"] == "1" and r["depth"] == "1"
+              and r["map"] == "single"]
+    present = [m for m in MODES if any(r["mode"] == m for r in picked)]
     with open(data, "w") as out:
-        for mode in MODES:
-            picked = [r for r in table if r["mode"] == mode and r["threads"] == 1]
-            for r in picked:
-                out.write(f'{r["granule"]} {r["base_map"] or "NaN"} {r["patched_map"] or "NaN"} '
-                          f'{r["base_unmap"] or "NaN"} {r["patched_unmap"] or "NaN"}\n')
+        for mode in present:
+            for r in (r for r in picked if r["mode"] == mode):
+                values = []
+                for op in ("map", "unmap"):
+                    for who in ("base", "patched"):
+                        v = r.get(f"{who}_{op}_p50") or r.get(f"{who}_{op}_mean")
+                        values.append("NaN" if v is None else str(v))
+                out.write(f'{r["granule"]} {" ".join(values)}\n')
             out.write("\n\n")
-    present = [m for m in MODES if any(r["mode"] == m and r["threads"] == 1 for r in table)]
     plots = []
-    for col, what in ((2, "map"), (4, "unmap")):
+    for col, what in ((2, "dma_map"), (4, "dma_unmap")):
         lines = []
         for index, mode in enumerate(present):
-            lines.append(f'"{data}" index {MODES.index(mode)} using 1:{col} with linespoints '
+            lines.append(f'"{data}" index {index} using 1:{col} with linespoints '
                          f'dt 2 lc {index + 1} title "{mode} baseline"')
-            lines.append(f'"{data}" index {MODES.index(mode)} using 1:{col + 1} with linespoints '
+            lines.append(f'"{data}" index {index} using 1:{col + 1} with linespoints '
                          f'dt 1 lc {index + 1} title "{mode} patched"')
-        plots.append(f'set title "{what}, 1 thread"\nplot ' + ", ".join(lines))
-    script = "set terminal png size 1200,500\n"
-    script += (f'set output "{path}"\nset multiplot layout 1,2\nset logscale xy\n'
-               'set xlabel "granule (pages)"\nset ylabel "us per operation"\n'
-               'set key top left\n' + "\n".join(plots) + "\nunset multiplot\n")
+        plots.append(f'set title "{what} p50, 1 thread, depth 1"\nplot ' + ", ".join(lines))
+    script = (f'set terminal png size 1200,500\nset output "{path}"\n'
+              'set multiplot layout 1,2\nset logscale xy\nset xlabel "granule (pages)"\n'
+              'set ylabel "ns per call"\nset key top left\n' + "\n".join(plots) +
+              "\nunset multiplot\n")
     subprocess.run(["gnuplot"], input=script, text=True, check=True)
     os.remove(data)
 
@@ -136,15 +190,15 @@ def main():
     results, baseline_dir, patched_dir, accel = sys.argv[1:5]
     table = list(rows(load(baseline_dir), load(patched_dir)))
     if not table:
-        sys.exit("report: no finished benchmark runs in " + baseline_dir + " or " + patched_dir)
+        sys.exit(f"report: no finished benchmark runs in {baseline_dir} or {patched_dir}")
     os.makedirs(results, exist_ok=True)
     with open(os.path.join(results, "bench.csv"), "w", newline="") as out:
         writer = csv.DictWriter(out, fieldnames=list(table[0]))
         writer.writeheader()
         writer.writerows(table)
     with open(os.path.join(results, "bench.json"), "w") as out:
-        json.dump({"accelerator": accel, "unit": "us", "runs": table}, out, indent=1)
-    print_table(table, accel)
+        json.dump({"accelerator": accel, "unit": "ns", "runs": table}, out, indent=1)
+    print_tables(table, accel)
     try:
         write_chart(table, os.path.join(results, "bench.png"))
     except (OSError, subprocess.CalledProcessError) as err:

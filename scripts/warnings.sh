@@ -17,6 +17,11 @@ if [ -z "$files" ]; then
 	record "$results" SKIP "$name: the series touches no C file"
 	exit 0
 fi
+if [ ! -e "$pristine/.git" ]; then
+	mkdir -p "$(dirname "$pristine")"
+	git -C "$tree" worktree prune
+	git -C "$tree" worktree add -q --detach "$(realpath -m "$pristine")" base
+fi
 "$(dirname "$0")/kconfig.sh" "$arch" "$pristine" "$pristine_out" "$@"
 
 # One line per diagnostic, without paths and line numbers, so that the same
