@@ -85,6 +85,11 @@ $(STATE)/base: | $(STATE)/deps
 $(STATE)/baseline.rev $(STATE)/patched.rev &: $(STATE)/base FORCE
 	@$(STAGE) "series" scripts/tree.sh $(TREE) patches $(B)/baseline/linux $(STATE)
 
+# Linux 6.12 as it is, measured with its own tool as a check.
+$(STATE)/pristine.rev: $(STATE)/base
+	@scripts/worktree.sh $(TREE) base $(B)/pristine/linux
+	@git -C $(TREE) rev-parse base >$@
+
 tree: $(STATE)/patched.rev
 
 export: $(STATE)/base
@@ -117,7 +122,7 @@ $(foreach arch,$(ARCHS),$(eval $(call arch_rules,$(arch))))
 
 # Named here so that make never takes them for intermediate files, which it
 # would delete after use and not remake when missing.
-BUILT := $(foreach v,baseline patched,$(foreach a,$(ARCHS),\
+BUILT := $(foreach v,baseline patched pristine,$(foreach a,$(ARCHS),\
 	$(call kernel,$(v),$(a)) $(call selftest,$(v),$(a)) $(call initramfs,$(v),$(a))))
 $(BUILT):
 
@@ -131,15 +136,18 @@ $(STATE)/matrix: FORCE
 	@echo "$(MODES) $(MAPS) $(GRANULES) $(THREADS) $(DEPTHS) $(SECONDS) $(ICOUNT)" >$@.new
 	@if cmp -s $@.new $@; then rm $@.new; else mv $@.new $@; fi
 
-$(B)/results/%/done: $(call kernel,%,x86_64) $(call initramfs,%,x86_64) $(STATE)/matrix $(STATE)/accel
+# Baseline and patched boot side by side, one mode after the other.
+$(B)/results/done: $(foreach v,baseline patched,$(call kernel,$(v),x86_64) $(call initramfs,$(v),x86_64)) \
+		$(STATE)/matrix $(STATE)/accel
 	@WB_ACCEL=$$(cat $(STATE)/accel) WB_ICOUNT=$(ICOUNT) \
-		$(STAGE) "benchmark $* kernel ($$(cat $(STATE)/accel))" \
-		scripts/bench.sh x86_64 $(call kernel,$*,x86_64) $(call initramfs,$*,x86_64) \
-		$(B)/results/$* $(MODES) "wb.maps=$(MAPS) wb.granules=$(GRANULES) \
-		wb.threads=$(THREADS) wb.depths=$(DEPTHS) wb.seconds=$(SECONDS)" $(SECONDS)
+		$(STAGE) "benchmark, baseline and patched ($$(cat $(STATE)/accel))" \
+		scripts/bench.sh x86_64 $(B)/results $(MODES) "wb.maps=$(MAPS) \
+		wb.granules=$(GRANULES) wb.threads=$(THREADS) wb.depths=$(DEPTHS) \
+		wb.seconds=$(SECONDS)" $(SECONDS) \
+		$(foreach v,baseline patched,$(v):$(call kernel,$(v),x86_64):$(call initramfs,$(v),x86_64))
 	@touch $@
 
-report: $(B)/results/baseline/done $(B)/results/patched/done
+report: $(B)/results/done
 	@$(STAGE) "report" scripts/report.py $(RESULTS) $(B)/results/baseline \
 		$(B)/results/patched "$$(scripts/accel-label.sh $$(cat $(STATE)/accel) $(ICOUNT))"
 
@@ -154,7 +162,7 @@ check: $(STATE)/deps
 	@rc=0; $(MAKE) --no-print-directory -k check-tests || rc=$$?; \
 		scripts/summary.sh $(CHECK) $$rc
 
-check-tests: check-series check-shell $(addprefix check-,$(ARCHS))
+check-tests: check-series check-shell $(addprefix check-,$(ARCHS)) check-pristine
 
 check-series: $(STATE)/patched.rev
 	@scripts/check-apply.sh $(TREE) patches $(CHECK)
@@ -163,7 +171,16 @@ check-series: $(STATE)/patched.rev
 check-shell:
 	@$(TEST) "shellcheck of the workbench" shellcheck -x scripts/*.sh guest/init guest/*.sh .ci/run
 
-check-%: $(STATE)/patched.rev
+check-pristine: $(STATE)/pristine.rev
+	@$(TEST) "build x86_64 kernel, Linux 6.12 as it is" \
+		$(MAKE) --no-print-directory $(call initramfs,pristine,x86_64)
+	@$(TEST) "boot x86_64, Linux 6.12 as it is (lazy)" scripts/boot.sh x86_64 lazy \
+		$(call kernel,pristine,x86_64) $(call initramfs,pristine,x86_64) \
+		$(B)/check/pristine.log 300 wb.job=check
+	@scripts/guest-results.py --no-kunit $(B)/pristine/linux $(B)/check/pristine.log \
+		x86_64-6.12 $(CHECK)
+
+check-%: $(STATE)/patched.rev $(STATE)/pristine.rev
 	@$(TEST) "build $* kernel" $(MAKE) --no-print-directory $(call initramfs,patched,$*)
 	@scripts/warnings.sh $* $(TREE) $(B)/patched/out-$* $(B)/pristine/linux \
 		$(B)/pristine/out-$* $(CHECK) $(FRAGMENTS_$*)

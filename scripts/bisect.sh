@@ -9,12 +9,8 @@ set -eu
 
 tree=$1 work=$2 configs=$3 results=$4
 mkdir -p "$work"
-if [ ! -e "$work/linux/.git" ]; then
-	git -C "$tree" worktree prune
-	git -C "$tree" worktree add -q --detach "$(realpath "$work")/linux" base
-fi
 for commit in $(git -C "$tree" rev-list --reverse base..HEAD); do
-	git -C "$work/linux" checkout -q --detach "$commit"
+	"$(dirname "$0")/worktree.sh" "$tree" "$commit" "$work/linux"
 	subject=$(git -C "$tree" log -1 --format=%s "$commit")
 	for arch in x86_64 arm64; do
 		if "$(dirname "$0")/kbuild.sh" "$arch" "$work/linux" "$work/out-$arch" \

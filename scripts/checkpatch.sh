@@ -26,8 +26,8 @@ added_files() { # <patch>
 # Every added file is matched by a MAINTAINERS entry with a maintainer.
 maintained() { # <patch>
 	for f in $(added_files "$1"); do
-		[ -n "$("$tree/scripts/get_maintainer.pl" --no-git --no-git-fallback \
-			--nol --no-rolestats -f "$tree/$f" 2>/dev/null)" ] || return 1
+		[ -n "$(cd "$tree" && ./scripts/get_maintainer.pl --no-git \
+			--no-git-fallback --nol --no-rolestats -f "$f" 2>/dev/null)" ] || return 1
 	done
 }
 

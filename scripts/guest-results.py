@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Record the tests of one 'make check' guest boot.
 
-Usage: guest-results.py <tree> <console log> <label> <results>
+Usage: guest-results.py [--no-kunit] <tree> <console log> <label> <results>
 
 KUnit's KTAP is parsed by the tree's own tools/testing/kunit/kunit.py parse;
 each test case becomes one result. The kselftest TAP between the guest's
@@ -98,8 +98,11 @@ def record_kselftest(log, label, results):
 
 
 def main():
-    tree, log, label, results = sys.argv[1:5]
-    record_kunit(tree, log, label, results)
+    args = sys.argv[1:]
+    kunit = "--no-kunit" not in args
+    tree, log, label, results = [a for a in args if a != "--no-kunit"]
+    if kunit:
+        record_kunit(tree, log, label, results)
     record_kselftest(log, label, results)
 
 

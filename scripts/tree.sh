@@ -59,14 +59,7 @@ else
 	base_rev=$(git -C "$tree" rev-list --reverse --first-parent base..HEAD | sed -n "${count}p")
 	[ -n "$base_rev" ] || die "series marks $count baseline patches but the tree has fewer"
 fi
-if [ ! -e "$baseline/.git" ]; then
-	rm -rf "$baseline"
-	mkdir -p "$(dirname "$baseline")"
-	git -C "$tree" worktree prune
-	git -C "$tree" worktree add -q --detach "$(realpath -m "$baseline")" "$base_rev"
-elif [ "$(git -C "$baseline" rev-parse HEAD)" != "$base_rev" ]; then
-	git -C "$baseline" checkout -q --detach "$base_rev"
-fi
+"$(dirname "$0")/worktree.sh" "$tree" "$base_rev" "$baseline"
 
 # What each kernel is built from; rewritten only when it changes.
 echo "$base_rev" | write_if_changed "$state/baseline.rev"

@@ -12,16 +12,13 @@ arch=$1 tree=$2 out=$3 pristine=$4 pristine_out=$5 results=$6
 shift 6
 name="W=1 + sparse $arch"
 
-files=$(git -C "$tree" diff --name-only --diff-filter=AM base..HEAD -- '*.c')
+# Kernel C files only: tools/ is userspace, built by its own Makefiles.
+files=$(git -C "$tree" diff --name-only --diff-filter=AM base..HEAD -- '*.c' ':!tools/')
 if [ -z "$files" ]; then
 	record "$results" SKIP "$name: the series touches no C file"
 	exit 0
 fi
-if [ ! -e "$pristine/.git" ]; then
-	mkdir -p "$(dirname "$pristine")"
-	git -C "$tree" worktree prune
-	git -C "$tree" worktree add -q --detach "$(realpath -m "$pristine")" base
-fi
+"$(dirname "$0")/worktree.sh" "$tree" base "$pristine"
 "$(dirname "$0")/kconfig.sh" "$arch" "$pristine" "$pristine_out" "$@"
 
 # One line per diagnostic, without paths and line numbers, so that the same
