@@ -69,7 +69,7 @@ EXIT = re.compile(r"^# exit=(\d+)")
 
 def record_kselftest(log, label, results):
     """One result per TAP line; a short count or a bad exit is one failure."""
-    inside, found, planned, status = False, 0, None, 0
+    inside, found, planned, exit_status = False, 0, None, 0
     with open(log, errors="replace") as console:
         for line in console:
             line = line.rstrip("\r\n")
@@ -80,7 +80,7 @@ def record_kselftest(log, label, results):
             elif inside and PLAN.match(line) and planned is None:
                 planned = int(PLAN.match(line).group(1))
             elif inside and EXIT.match(line):
-                status = int(EXIT.match(line).group(1))
+                exit_status = int(EXIT.match(line).group(1))
             elif inside:
                 match = TAP.match(line)
                 if match:
@@ -93,8 +93,8 @@ def record_kselftest(log, label, results):
         record(results, "FAIL", f"kselftest {label}: no TAP results in the console")
     elif planned is not None and found < planned:
         record(results, "FAIL", f"kselftest {label}: {found} of {planned} planned results")
-    if status not in (0, 4):
-        record(results, "FAIL", f"kselftest {label}: exit status {status}")
+    if exit_status not in (0, 4):
+        record(results, "FAIL", f"kselftest {label}: exit status {exit_status}")
 
 
 def main():
