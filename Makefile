@@ -36,9 +36,10 @@ GRANULES ?= 1,16,64,256,1024
 THREADS ?= 1,2
 DEPTHS ?= 1,64
 SECONDS ?= 1
-# Under TCG, guest time counts instructions (2^ICOUNT ns each): results do
-# not depend on the host's speed or load. Empty: guest time is host time.
-ICOUNT ?= 1
+# ICOUNT=<shift>: under TCG, guest time counts instructions (2^shift ns
+# each), so one-thread results do not depend on the host; much slower, and
+# two vCPUs then share one host thread. Empty: guest time is host time.
+ICOUNT ?=
 
 B := build
 STATE := $(B)/state

@@ -178,8 +178,9 @@ def write_chart(table, path):
             lines.append(f'"{data}" index {index} using 1:{col + 1} with linespoints '
                          f'dt 1 lc {index + 1} title "{mode} patched"')
         plots.append(f'set title "{what} p50, 1 thread, depth 1"\nplot ' + ", ".join(lines))
-    script = (f'set terminal png size 1200,500\nset output "{path}"\n'
-              'set multiplot layout 1,2\nset logscale xy\nset xlabel "granule (pages)"\n'
+    script = (f'set terminal pngcairo size 1200,500 noenhanced\nset output "{path}"\n'
+              'set multiplot layout 1,2\nset logscale xy\nset xrange [0.7:1500]\n'
+              'set xlabel "granule (pages)"\n'
               'set ylabel "ns per call"\nset key top left\n' + "\n".join(plots) +
               "\nunset multiplot\n")
     subprocess.run(["gnuplot"], input=script, text=True, check=True)
