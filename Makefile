@@ -110,14 +110,14 @@ $(BUSYBOX_arm64): | $(STATE)/deps
 	@$(STAGE) "arm64 busybox" scripts/busybox-arm64.sh $@
 
 define arch_rules
-$(B)/%/out-$(1)/$(IMAGE_$(1)): $(STATE)/%.rev $(FRAGMENTS_$(1))
+$(B)/%/out-$(1)/$(IMAGE_$(1)): $(STATE)/%.rev $(FRAGMENTS_$(1)) scripts/kbuild.sh scripts/kconfig.sh
 	@$(STAGE) "$$* $(1) kernel" scripts/kbuild.sh $(1) $(B)/$$*/linux $(B)/$$*/out-$(1) $(FRAGMENTS_$(1))
 
-$(B)/%/kselftest-$(1)/dma_map_benchmark: $(B)/%/out-$(1)/$(IMAGE_$(1))
+$(B)/%/kselftest-$(1)/dma_map_benchmark: $(B)/%/out-$(1)/$(IMAGE_$(1)) scripts/selftest.sh
 	@$(STAGE) "$$* $(1) selftests/dma" scripts/selftest.sh $(1) $(B)/$$*/linux $(B)/$$*/out-$(1) $(B)/$$*/kselftest-$(1)
 
 $(B)/%/initramfs-$(1).cpio.gz: $(B)/%/kselftest-$(1)/dma_map_benchmark $(BUSYBOX_$(1)) $(GUEST) scripts/initramfs.sh
-	@$(STAGE) "$$* $(1) initramfs" scripts/initramfs.sh $(BUSYBOX_$(1)) guest $$@ $$<
+	@$(STAGE) "$$* $(1) initramfs" scripts/initramfs.sh $(BUSYBOX_$(1)) guest $$@ $$< $$<-6.12
 endef
 $(foreach arch,$(ARCHS),$(eval $(call arch_rules,$(arch))))
 

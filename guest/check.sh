@@ -30,3 +30,12 @@ else
 	esac
 fi
 echo "WB-KSELFTEST-END"
+
+# Linux 6.12's own tool, unmodified, against this kernel.
+if [ -x /bin/dma_map_benchmark-6.12 ]; then
+	rc=0
+	dma_map_benchmark-6.12 -s 1 -t 1 -g 1 >/tmp/compat.out 2>&1 || rc=$?
+	sed 's/^/# /' /tmp/compat.out
+	grep -q 'average unmap latency' /tmp/compat.out || [ "$rc" != 0 ] || rc=1
+	echo "WB-COMPAT rc=$rc"
+fi

@@ -8,12 +8,14 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 
 tree=$1 dir=$(realpath "$2")
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 
 for p in $(series_patches "$dir/series"); do
 	[ -f "$dir/$p" ] || die "series names $p, which is not in $dir"
-	if ! git -C "$tree" am -q --keep-cr "$dir/$p" >"$tree/.git/wb-am.log" 2>&1; then
+	if ! git -C "$tree" am -q --keep-cr "$dir/$p" >"$log" 2>&1; then
 		git -C "$tree" am --abort >/dev/null 2>&1 || true
-		sed 's/^/  /' "$tree/.git/wb-am.log" >&2
+		grep -E '^(error|Patch failed)' "$log" | sed 's/^/  /' >&2 || true
 		die "patch $p does not apply to $tree"
 	fi
 done

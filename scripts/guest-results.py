@@ -97,6 +97,16 @@ def record_kselftest(log, label, results):
         record(results, "FAIL", f"kselftest {label}: exit status {exit_status}")
 
 
+def record_compat(log, label, results):
+    """Linux 6.12's unmodified tool against this kernel, where the guest ran it."""
+    with open(log, errors="replace") as console:
+        for line in console:
+            match = re.match(r"^WB-COMPAT rc=(\d+)", line)
+            if match:
+                status = "PASS" if match.group(1) == "0" else "FAIL"
+                record(results, status, f"Linux 6.12's dma_map_benchmark binary on {label}")
+
+
 def main():
     args = sys.argv[1:]
     kunit = "--no-kunit" not in args
@@ -104,6 +114,7 @@ def main():
     if kunit:
         record_kunit(tree, log, label, results)
     record_kselftest(log, label, results)
+    record_compat(log, label, results)
 
 
 if __name__ == "__main__":
