@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Build every architecture after every patch of the series (bisectability),
-# in a worktree of its own, incrementally.
+# Build every architecture's kernel and dma selftest after every patch of
+# the series (bisectability), in a worktree of its own, incrementally.
 # Usage: bisect.sh <tree> <work dir> <config dir> <results>
 set -eu
 # shellcheck source=scripts/lib.sh
@@ -14,7 +14,9 @@ for commit in $(git -C "$tree" rev-list --reverse base..HEAD); do
 	subject=$(git -C "$tree" log -1 --format=%s "$commit")
 	for arch in x86_64 arm64; do
 		if "$(dirname "$0")/kbuild.sh" "$arch" "$work/linux" "$work/out-$arch" \
-			"$configs/common.config" "$configs/$arch.config" >"$work/$arch.log" 2>&1; then
+			"$configs/common.config" "$configs/$arch.config" >"$work/$arch.log" 2>&1 &&
+			"$(dirname "$0")/selftest.sh" "$arch" "$work/linux" "$work/out-$arch" \
+				"$work/kselftest-$arch" >>"$work/$arch.log" 2>&1; then
 			record "$results" PASS "builds on $arch: $subject"
 		else
 			tail -n 20 "$work/$arch.log"
