@@ -36,10 +36,11 @@ GRANULES ?= 1,16,64,256,1024
 THREADS ?= 1,2
 DEPTHS ?= 1,64
 SECONDS ?= 1
-# ICOUNT=<shift>: under TCG, guest time counts instructions (2^shift ns
-# each), so one-thread results do not depend on the host; much slower, and
-# two vCPUs then share one host thread. Empty: guest time is host time.
-ICOUNT ?=
+# One-thread runs boot one vCPU under TCG's -icount shift=ICOUNT: guest time
+# counts instructions (2^ICOUNT ns each), the same on any host, boot after
+# boot. Runs with more threads boot two vCPUs on host time. Empty ICOUNT:
+# every run on host time.
+ICOUNT ?= 1
 
 B := build
 STATE := $(B)/state
@@ -142,9 +143,8 @@ $(B)/results/done: $(foreach v,baseline patched,$(call kernel,$(v),x86_64) $(cal
 		$(STATE)/matrix $(STATE)/accel
 	@WB_ACCEL=$$(cat $(STATE)/accel) WB_ICOUNT=$(ICOUNT) \
 		$(STAGE) "benchmark, baseline and patched ($$(cat $(STATE)/accel))" \
-		scripts/bench.sh x86_64 $(B)/results $(MODES) "wb.maps=$(MAPS) \
-		wb.granules=$(GRANULES) wb.threads=$(THREADS) wb.depths=$(DEPTHS) \
-		wb.seconds=$(SECONDS)" $(SECONDS) \
+		scripts/bench.sh x86_64 $(B)/results $(MODES) $(THREADS) "wb.maps=$(MAPS) \
+		wb.granules=$(GRANULES) wb.depths=$(DEPTHS) wb.seconds=$(SECONDS)" $(SECONDS) \
 		$(foreach v,baseline patched,$(v):$(call kernel,$(v),x86_64):$(call initramfs,$(v),x86_64))
 	@touch $@
 

@@ -8,7 +8,7 @@ case $1 in
 kvm) echo "KVM: times are the host's" ;;
 *)
 	if [ -n "${2:-}" ]; then
-		echo "TCG -icount shift=$2: a cost model, one instruction = $((1 << $2)) ns, compare ratios"
+		echo "TCG; 1 thread: -icount shift=$2, 1 vCPU, a deterministic cost model (one instruction = $((1 << $2)) ns); 2+ threads: host time, noisy; compare ratios"
 	else
 		echo "TCG: emulated, times are a cost model, compare ratios"
 	fi

@@ -1,18 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Run the guest's benchmark matrix in each IOMMU mode on several kernels,
-# one mode after the other; the console of each boot is
-# <outdir>/<kernel name>/<mode>.log. With host time the kernels of a mode
-# take turns, so that they share the host's state; with -icount
-# (WB_ICOUNT), whose guests do not feel the host, they run side by side.
-# Usage: bench.sh <arch> <outdir> <modes> <matrix> <seconds per run> <name>:<kernel>:<initrd>...
-#   matrix: the wb.* kernel parameters guest/bench.sh reads
+# which take turns within a mode; the consoles are
+# <outdir>/<kernel name>/<mode>.log (one thread) and <mode>-smp.log (more).
+#
+# One-thread runs boot one vCPU under -icount when WB_ICOUNT is set: guest
+# time then counts instructions and the results are the same on any host,
+# boot after boot. Runs with more threads need vCPUs that really run in
+# parallel, so they boot two vCPUs on host time.
+# Usage: bench.sh <arch> <outdir> <modes> <threads> <matrix> <seconds per run> <name>:<kernel>:<initrd>...
+#   matrix: the other wb.* kernel parameters guest/bench.sh reads
 set -eu
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-arch=$1 outdir=$2 modes=$3 matrix=$4 seconds=$5
-shift 5
+arch=$1 outdir=$2 modes=$3 threads=$4 matrix=$5 seconds=$6
+shift 6
 
 # Runs per boot: the product of the list lengths; each may run twice
 # (timed, then counted) and an emulated second can take several real ones.
@@ -23,27 +26,36 @@ for list in $matrix; do
 	*) runs=$((runs * $(echo "${list#*=}" | tr , '\n' | wc -l))) ;;
 	esac
 done
-limit=$((300 + runs * 2 * (seconds * 20 + 5)))
+limit=$((300 + runs * 2 * 2 * (seconds * 20 + 5)))
 
-run_boot() { # <name>:<kernel>:<initrd> <mode>
+# The boots of one kernel in one mode: "<log suffix> <vCPUs> <icount> <threads>"
+passes() {
+	many=$(echo "$threads" | tr , '\n' | grep -vx 1 | paste -sd, || true)
+	if [ -z "${WB_ICOUNT:-}" ]; then
+		echo "- 2 - $threads"
+		return
+	fi
+	echo "$threads" | tr , '\n' | grep -qx 1 && echo "- 1 $WB_ICOUNT 1"
+	[ -z "$many" ] || echo "-smp 2 - $many"
+}
+
+run_boot() { # <name>:<kernel>:<initrd> <mode> <suffix> <vCPUs> <icount> <threads>
 	IFS=: read -r name kernel initrd <<<"$1"
+	if [ "$3" = - ]; then log=$outdir/$name/$2.log; else log=$outdir/$name/$2$3.log; fi
 	mkdir -p "$outdir/$name"
-	"$(dirname "$0")/boot.sh" "$arch" "$2" "$kernel" "$initrd" \
-		"$outdir/$name/$2.log" "$limit" "wb.job=bench $matrix" ||
-		die "benchmark of $name in mode $2 failed (console: $outdir/$name/$2.log)"
+	icount=$5
+	[ "$icount" != - ] || icount=""
+	WB_SMP=$4 WB_ICOUNT=$icount "$(dirname "$0")/boot.sh" "$arch" "$2" "$kernel" \
+		"$initrd" "$log" "$limit" "wb.job=bench wb.threads=$6 $matrix" ||
+		die "benchmark of $name in mode $2 failed (console: $log)"
 }
 
 for mode in $(echo "$modes" | tr , ' '); do
 	start=$(date +%s)
-	if [ -n "${WB_ICOUNT:-}" ]; then
-		pids=""
+	while read -r suffix smp icount list; do
 		for spec in "$@"; do
-			run_boot "$spec" "$mode" &
-			pids="$pids $!"
+			run_boot "$spec" "$mode" "$suffix" "$smp" "$icount" "$list"
 		done
-		for pid in $pids; do wait "$pid"; done
-	else
-		for spec in "$@"; do run_boot "$spec" "$mode"; done
-	fi
-	say "  $mode: $runs runs on each kernel, $(($(date +%s) - start)) s"
+	done < <(passes)
+	say "  $mode: $(($(date +%s) - start)) s"
 done

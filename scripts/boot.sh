@@ -10,6 +10,7 @@
 # WB_ACCEL=kvm|tcg picks the accelerator for x86_64 (default tcg).
 # WB_ICOUNT=<shift> runs TCG with -icount: guest time then counts executed
 # instructions (2^shift ns each), the same on any host and under any load.
+# WB_SMP sets the number of vCPUs (default 2).
 set -eu
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -48,7 +49,7 @@ qemu="$qemu -device edu"
 
 rc=0
 # shellcheck disable=SC2086 # $qemu is a command line
-timeout -k 10 "$limit" $qemu -smp 2 -m 2G -nodefaults -display none -no-reboot \
+timeout -k 10 "$limit" $qemu -smp "${WB_SMP:-2}" -m 2G -nodefaults -display none -no-reboot \
 	-serial "file:$log" -kernel "$kernel" -initrd "$initrd" \
 	-append "console=$console panic=-1 oops=panic $append" \
 	</dev/null >"$log.qemu" 2>&1 || rc=$?

@@ -4,8 +4,9 @@
 
 Usage: report.py <results dir> <baseline dir> <patched dir> <accelerator>
 
-Each kernel directory holds one console log per IOMMU mode (<mode>.log) with
-the WB-RUN and WB-COUNT blocks of guest/bench.sh. Writes bench.csv,
+Each kernel directory holds the console logs of each IOMMU mode (<mode>.log,
+and <mode>-smp.log for runs of more threads) with the WB-RUN and WB-COUNT
+blocks of guest/bench.sh. Writes bench.csv,
 bench.json and bench.png (when gnuplot is there) into <results dir> and
 prints the tables.
 """
@@ -76,11 +77,13 @@ def parse_console(path, mode):
 
 
 def load(kernel_dir):
+    """Every run of one kernel: <mode>.log and, with more threads, <mode>-smp.log."""
     runs = {}
     for mode in MODES:
-        path = os.path.join(kernel_dir, mode + ".log")
-        if os.path.exists(path):
-            runs.update(parse_console(path, mode))
+        for name in (mode + ".log", mode + "-smp.log"):
+            path = os.path.join(kernel_dir, name)
+            if os.path.exists(path):
+                runs.update(parse_console(path, mode))
     return runs
 
 
