@@ -12,7 +12,7 @@ dev=$(bind_benchmark_device) || exit 1
 domain=$(domain_type "$dev")
 seconds=$(wb_arg seconds 1)
 # 6.12's tool knows neither modes nor depth nor JSON: single, depth 1 only.
-if dma_map_benchmark -h 2>/dev/null | grep -q -- '-D'; then v2=1; else v2=""; fi
+if tool_is_v2; then v2=1; else v2=""; fi
 counters=$(counters_setup)
 
 for map in $(wb_arg maps single | tr , ' '); do

@@ -10,7 +10,7 @@ set -eu
 dev=$(bind_benchmark_device) || exit 1
 echo "WB-INFO domain=$(domain_type "$dev") device=${dev##*/}"
 rc=0
-if dma_map_benchmark -h 2>/dev/null | grep -q -- '-D'; then
+if tool_is_v2; then
 	dma_map_benchmark >/tmp/kselftest.out 2>&1 || rc=$?
 else
 	dma_map_benchmark -s 1 -t 1 -g 1 >/tmp/kselftest.out 2>&1 || rc=$?

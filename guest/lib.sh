@@ -31,6 +31,12 @@ bind_benchmark_device() {
 	echo "$dev"
 }
 
+# Whether dma_map_benchmark is the series' tool (modes, depth, JSON, TAP) or
+# Linux 6.12's.
+tool_is_v2() {
+	dma_map_benchmark -h 2>/dev/null | grep -q -- '-D'
+}
+
 # The IOMMU default domain type of a device: DMA, DMA-FQ, identity or none.
 domain_type() { # <sysfs device dir>
 	if [ -e "$1/iommu_group/type" ]; then cat "$1/iommu_group/type"; else echo none; fi

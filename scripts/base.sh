@@ -9,11 +9,6 @@ set -eu
 
 tree=$1 tarball=$2 pkgver=$3
 
-kernel_version() { # <top-level Makefile>
-	awk '/^VERSION =/ { v = $3 } /^PATCHLEVEL =/ { p = $3 } /^SUBLEVEL =/ { s = $3 }
-	     END { print v "." p "." s }' "$1"
-}
-
 if git -C "$tree" rev-parse -q --verify refs/tags/base >/dev/null 2>&1; then
 	say "base: Linux $(git -C "$tree" show base:Makefile | kernel_version -) (kept)"
 	exit 0

@@ -12,8 +12,11 @@ ksrc=$1 patches=$2
 branch=iommu-fastpath
 [ -n "$ksrc" ] || die "usage: make apply KSRC=<your Linux 6.12 git tree>"
 git -C "$ksrc" rev-parse --git-dir >/dev/null 2>&1 || die "$ksrc is not a git tree"
-version=$(awk '/^VERSION =/ { v = $3 } /^PATCHLEVEL =/ { p = $3 } END { print v "." p }' "$ksrc/Makefile")
-[ "$version" = 6.12 ] || die "$ksrc is Linux $version, not 6.12"
+version=$(kernel_version "$ksrc/Makefile")
+case $version in
+6.12.*) ;;
+*) die "$ksrc is Linux $version, not 6.12" ;;
+esac
 [ -z "$(git -C "$ksrc" status --porcelain --untracked-files=no)" ] ||
 	die "$ksrc has uncommitted changes: commit or stash them first"
 ! git -C "$ksrc" rev-parse -q --verify "refs/heads/$branch" >/dev/null ||

@@ -21,6 +21,12 @@ write_if_changed() { # <file>
 	if cmp -s "$tmp" "$1"; then rm -f "$tmp"; else mv "$tmp" "$1"; fi
 }
 
+# "VERSION.PATCHLEVEL.SUBLEVEL" of a kernel's top-level Makefile (- for stdin).
+kernel_version() { # <Makefile>
+	awk '/^VERSION =/ { v = $3 } /^PATCHLEVEL =/ { p = $3 } /^SUBLEVEL =/ { s = $3 }
+	     END { print v "." p "." s }' "$1"
+}
+
 # Patch file names listed in a series file, in order, without comments.
 series_patches() { # <series file>
 	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$1"
