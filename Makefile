@@ -50,6 +50,8 @@ CHECK := $(B)/check/results
 ARCHS := x86_64 arm64
 FRAGMENTS_x86_64 := configs/common.config configs/x86_64.config
 FRAGMENTS_arm64 := configs/common.config configs/arm64.config
+# Options only the series has (its KUnit suites): the patched kernels only.
+FRAGMENTS_patched := configs/patched.config
 IMAGE_x86_64 := arch/x86/boot/bzImage
 IMAGE_arm64 := arch/arm64/boot/Image
 BUSYBOX_x86_64 := /bin/busybox
@@ -111,8 +113,8 @@ $(BUSYBOX_arm64): | $(STATE)/deps
 	@$(STAGE) "arm64 busybox" scripts/busybox-arm64.sh $@
 
 define arch_rules
-$(B)/%/out-$(1)/$(IMAGE_$(1)): $(STATE)/%.rev $(FRAGMENTS_$(1)) scripts/kbuild.sh scripts/kconfig.sh
-	@$(STAGE) "$$* $(1) kernel" scripts/kbuild.sh $(1) $(B)/$$*/linux $(B)/$$*/out-$(1) $(FRAGMENTS_$(1))
+$(B)/%/out-$(1)/$(IMAGE_$(1)): $(STATE)/%.rev $(FRAGMENTS_$(1)) $(FRAGMENTS_patched) scripts/kbuild.sh scripts/kconfig.sh
+	@$(STAGE) "$$* $(1) kernel" scripts/kbuild.sh $(1) $(B)/$$*/linux $(B)/$$*/out-$(1) $(FRAGMENTS_$(1)) $$(FRAGMENTS_$$*)
 
 $(B)/%/kselftest-$(1)/dma_map_benchmark: $(B)/%/out-$(1)/$(IMAGE_$(1)) scripts/selftest.sh
 	@$(STAGE) "$$* $(1) selftests/dma" scripts/selftest.sh $(1) $(B)/$$*/linux $(B)/$$*/out-$(1) $(B)/$$*/kselftest-$(1)

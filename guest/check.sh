@@ -9,6 +9,9 @@ set -eu
 
 dev=$(bind_benchmark_device) || exit 1
 echo "WB-INFO domain=$(domain_type "$dev") device=${dev##*/}"
+# The largest mapping whose IOVA is cached per CPU (the series' iova.cache_max=)
+param=/sys/module/iova/parameters/cache_max
+[ ! -r "$param" ] || echo "WB-INFO iova.cache_max=$(cat "$param")"
 rc=0
 if tool_is_v2; then
 	dma_map_benchmark >/tmp/kselftest.out 2>&1 || rc=$?

@@ -50,6 +50,11 @@ run_boot() { # <name>:<kernel>:<initrd> <mode> <suffix> <vCPUs> <icount> <thread
 		die "benchmark of $name in mode $2 failed (console: $log)"
 }
 
+# Consoles of an earlier matrix would end up in the report.
+for spec in "$@"; do
+	rm -rf "${outdir:?}/${spec%%:*}"
+done
+
 for mode in $(echo "$modes" | tr , ' '); do
 	start=$(date +%s)
 	while read -r suffix smp icount list; do
