@@ -50,12 +50,14 @@ CHECK := $(B)/check/results
 ARCHS := x86_64 arm64
 FRAGMENTS_x86_64 := configs/common.config configs/x86_64.config
 FRAGMENTS_arm64 := configs/common.config configs/arm64.config
-# Options only the series has (its KUnit suites): the patched kernels only.
-FRAGMENTS_patched := configs/patched.config
 IMAGE_x86_64 := arch/x86/boot/bzImage
 IMAGE_arm64 := arch/arm64/boot/Image
 BUSYBOX_x86_64 := /bin/busybox
 BUSYBOX_arm64 := $(B)/busybox-arm64
+# The workbench's test modules (modules/<name>/), built out of tree against
+# each kernel and loaded by the check job; wb_dma_test needs arm64's ivshmem.
+MODULES_x86_64 :=
+MODULES_arm64 := wb_dma_test
 # The IOMMU mode each architecture's test boot runs in.
 CHECK_MODE_x86_64 := lazy
 CHECK_MODE_arm64 := strict
@@ -68,6 +70,7 @@ TEST := scripts/test.sh $(CHECK)
 kernel = $(B)/$(1)/out-$(2)/$(IMAGE_$(2))
 selftest = $(B)/$(1)/kselftest-$(2)/dma_map_benchmark
 initramfs = $(B)/$(1)/initramfs-$(2).cpio.gz
+modules = $(foreach m,$(MODULES_$(2)),$(B)/$(1)/modules-$(2)/$(m)/$(m).ko)
 
 .PHONY: all report check check-tests check-series check-shell tree export \
 	apply check-bisect reset-tree clean-results clean FORCE
@@ -113,21 +116,31 @@ $(BUSYBOX_arm64): | $(STATE)/deps
 	@$(STAGE) "arm64 busybox" scripts/busybox-arm64.sh $@
 
 define arch_rules
-$(B)/%/out-$(1)/$(IMAGE_$(1)): $(STATE)/%.rev $(FRAGMENTS_$(1)) $(FRAGMENTS_patched) scripts/kbuild.sh scripts/kconfig.sh
-	@$(STAGE) "$$* $(1) kernel" scripts/kbuild.sh $(1) $(B)/$$*/linux $(B)/$$*/out-$(1) $(FRAGMENTS_$(1)) $$(FRAGMENTS_$$*)
+$(B)/%/out-$(1)/$(IMAGE_$(1)): $(STATE)/%.rev $(FRAGMENTS_$(1)) scripts/kbuild.sh scripts/kconfig.sh
+	@$(STAGE) "$$* $(1) kernel" scripts/kbuild.sh $(1) $(B)/$$*/linux $(B)/$$*/out-$(1) $(FRAGMENTS_$(1))
 
 $(B)/%/kselftest-$(1)/dma_map_benchmark: $(B)/%/out-$(1)/$(IMAGE_$(1)) scripts/selftest.sh
 	@$(STAGE) "$$* $(1) selftests/dma" scripts/selftest.sh $(1) $(B)/$$*/linux $(B)/$$*/out-$(1) $(B)/$$*/kselftest-$(1)
 
-$(B)/%/initramfs-$(1).cpio.gz: $(B)/%/kselftest-$(1)/dma_map_benchmark $(BUSYBOX_$(1)) $(GUEST) scripts/initramfs.sh
-	@$(STAGE) "$$* $(1) initramfs" scripts/initramfs.sh $(BUSYBOX_$(1)) guest $$@ $$< $$<-6.12
+$(B)/%/initramfs-$(1).cpio.gz: $(B)/%/kselftest-$(1)/dma_map_benchmark $(call modules,%,$(1)) \
+		$(BUSYBOX_$(1)) $(GUEST) scripts/initramfs.sh
+	@$(STAGE) "$$* $(1) initramfs" scripts/initramfs.sh $(BUSYBOX_$(1)) guest $$@ $$< $$<-6.12 \
+		$(call modules,$$*,$(1))
 endef
 $(foreach arch,$(ARCHS),$(eval $(call arch_rules,$(arch))))
+
+define module_rules
+$(B)/%/modules-$(1)/$(2)/$(2).ko: $(B)/%/out-$(1)/$(IMAGE_$(1)) $(wildcard modules/$(2)/*) scripts/module.sh
+	@$(STAGE) "$$* $(1) module $(2)" scripts/module.sh $(1) $(B)/$$*/linux $(B)/$$*/out-$(1) \
+		modules/$(2) $(B)/$$*/modules-$(1)/$(2)
+endef
+$(foreach arch,$(ARCHS),$(foreach m,$(MODULES_$(arch)),$(eval $(call module_rules,$(arch),$(m)))))
 
 # Named here so that make never takes them for intermediate files, which it
 # would delete after use and not remake when missing.
 BUILT := $(foreach v,baseline patched pristine,$(foreach a,$(ARCHS),\
-	$(call kernel,$(v),$(a)) $(call selftest,$(v),$(a)) $(call initramfs,$(v),$(a))))
+	$(call kernel,$(v),$(a)) $(call selftest,$(v),$(a)) $(call initramfs,$(v),$(a)) \
+	$(call modules,$(v),$(a))))
 $(BUILT):
 
 ## 3. Benchmark: both x86_64 kernels in every IOMMU mode, then the report

@@ -1,12 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# The test job: KUnit has run during boot; run the dma kselftest against the
-# bound device and report it as TAP between WB-KSELFTEST markers: its own
-# TAP when it prints one, else one result for the whole program (6.12).
+# The test job: KUnit has run during boot; load the test modules (their
+# KUnit suites run at load), run the dma kselftest against the bound device
+# and report it as TAP between WB-KSELFTEST markers: its own TAP when it
+# prints one, else one result for the whole program (6.12); run the
+# benchmark's resource mode against a peer's prefetchable BAR both ways.
 set -eu
 # shellcheck source=guest/lib.sh
 . /wb/lib.sh
 
+# The test modules first: wb_dma_test binds edu while its suites run.
+run_test_modules
 dev=$(bind_benchmark_device) || exit 1
 echo "WB-INFO domain=$(domain_type "$dev") device=${dev##*/}"
 # The largest mapping whose IOVA is cached per CPU (the series' iova.cache_max=)
@@ -33,6 +37,7 @@ else
 	esac
 fi
 echo "WB-KSELFTEST-END"
+! tool_is_v2 || resource_runs
 
 # Linux 6.12's own tool, unmodified, against this kernel.
 if [ -x /bin/dma_map_benchmark-6.12 ]; then

@@ -81,3 +81,57 @@ counters_off() { # <function>...
 		printf '%s=%s ' "$fn" $(($(counters_hits "$fn") - start))
 	done
 }
+
+# Load each of the workbench's test modules (KUnit runs their suites at
+# load), print the KTAP of the suites each one added, from debugfs, between
+# WB-KTAP markers, and remove it again: wb_dma_test holds edu, which the
+# benchmark takes next. "WB-MODULE <name> rc=<insmod's exit>" says it loaded.
+# wb.<name>=<param>=<value>,... on the kernel command line sets its parameters.
+KUNIT_DEBUGFS=/sys/kernel/debug/kunit
+
+kunit_suites() {
+	for dir in "$KUNIT_DEBUGFS"/*; do
+		[ ! -e "$dir/results" ] || echo "${dir##*/}"
+	done
+}
+
+run_test_modules() {
+	for ko in /lib/modules/*.ko; do
+		[ -e "$ko" ] || continue
+		name=$(basename "$ko" .ko)
+		kunit_suites >/tmp/suites.before
+		rc=0
+		# shellcheck disable=SC2046 # parameters, comma separated
+		insmod "$ko" $(wb_arg "$name" | tr , ' ') || rc=$?
+		echo "WB-MODULE $name rc=$rc"
+		[ "$rc" = 0 ] || continue
+		for suite in $(kunit_suites); do
+			! grep -qxF "$suite" /tmp/suites.before || continue
+			echo "WB-KTAP-BEGIN $name $suite"
+			cat "$KUNIT_DEBUGFS/$suite/results"
+			echo "WB-KTAP-END"
+		done
+		rmmod "$name"
+	done
+}
+
+# The physical start of a PCI device's BAR <n>, in hex.
+bar_start() { # <sysfs device dir> <n>
+	sed -n "$(($2 + 1))p" "$1/resource" | cut -d' ' -f1
+}
+
+# The benchmark's resource mode against a peer's prefetchable BAR (QEMU's
+# ivshmem, BAR2, on arm64) with and without DMA_ATTR_WRITE_COMBINE: one line
+# "WB-RESOURCE attrs=<none|write_combine> rc=<exit>" each.
+resource_runs() {
+	shm=$(pci_find 0x1af4 0x1110) || return 0
+	phys=$(bar_start "$shm" 2)
+	for attrs in none write_combine; do
+		set -- -m resource -p "$phys" -s 1 -t 1 -g 1
+		[ "$attrs" = none ] || set -- "$@" -a "$attrs"
+		rc=0
+		dma_map_benchmark "$@" >/tmp/resource.out 2>&1 || rc=$?
+		sed 's/^/# /' /tmp/resource.out
+		echo "WB-RESOURCE attrs=$attrs rc=$rc"
+	done
+}

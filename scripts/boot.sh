@@ -33,7 +33,10 @@ x86_64)
 	esac
 	;;
 arm64)
-	qemu="qemu-system-aarch64 -M virt,iommu=smmuv3 $tcg -cpu max"
+	# ivshmem's BAR2: a peer's 64-bit prefetchable BAR with RAM behind
+	# it, for the peer-to-peer tests (wb_dma_test, the resource mode).
+	qemu="qemu-system-aarch64 -M virt,iommu=smmuv3 $tcg -cpu max
+		-object memory-backend-ram,id=p2p,size=1M -device ivshmem-plain,memdev=p2p"
 	console=ttyAMA0
 	case $mode in
 	off) append="iommu.passthrough=1 $append" ;;

@@ -5,8 +5,10 @@
 Usage: guest-results.py [--no-kunit] <tree> <console log> <label> <results>
 
 KUnit's KTAP is parsed by the tree's own tools/testing/kunit/kunit.py parse;
-each test case becomes one result. The kselftest TAP between the guest's
-WB-KSELFTEST markers gives one result per test.
+each test case becomes one result: the built-in suites' from the console
+before the guest's init, the test modules' from between WB-KTAP markers.
+The kselftest TAP between the guest's WB-KSELFTEST markers gives one result
+per test; WB-MODULE and WB-RESOURCE lines one result each.
 """
 
 import json
@@ -41,11 +43,25 @@ def boot_console(log):
         return console.read().split("WB-BEGIN", 1)[0]
 
 
-def record_kunit(tree, log, label, results):
+def module_ktap(log):
+    """The test modules' KTAP, which the guest printed between WB-KTAP markers."""
+    ktap, inside = [], False
+    with open(log, errors="replace") as console:
+        for line in console:
+            if line.startswith("WB-KTAP-BEGIN"):
+                inside = True
+            elif line.startswith("WB-KTAP-END"):
+                inside = False
+            elif inside:
+                ktap.append(line)
+    return "".join(ktap)
+
+
+def record_kunit(tree, text, label, results, where="the console"):
     kunit = os.path.join(tree, "tools/testing/kunit/kunit.py")
     with tempfile.NamedTemporaryFile(suffix=".json") as tmp:
         run = subprocess.run([sys.executable, kunit, "parse", "--json=" + tmp.name],
-                             input=boot_console(log), capture_output=True, text=True)
+                             input=text, capture_output=True, text=True)
         summary = [line for line in run.stdout.splitlines() if "Testing complete" in line]
         try:
             with open(tmp.name) as data:
@@ -54,7 +70,7 @@ def record_kunit(tree, log, label, results):
             cases = []
     if not cases:
         print(run.stdout[-2000:] + run.stderr[-2000:])
-        record(results, "FAIL", f"kunit {label}: no KUnit results in the console")
+        record(results, "FAIL", f"kunit {label}: no KUnit results in {where}")
         return
     for name, status in cases:
         status = {"PASS": "PASS", "SKIP": "SKIP"}.get(status, "FAIL")
@@ -107,12 +123,31 @@ def record_compat(log, label, results):
                 record(results, status, f"Linux 6.12's dma_map_benchmark binary on {label}")
 
 
+def record_markers(log, label, results):
+    """A test module's load and each resource-mode run of the benchmark."""
+    with open(log, errors="replace") as console:
+        for line in console:
+            match = re.match(r"^WB-MODULE (\S+) rc=(\d+)", line)
+            if match:
+                status = "PASS" if match.group(2) == "0" else "FAIL"
+                record(results, status, f"load test module {match.group(1)} on {label}")
+            match = re.match(r"^WB-RESOURCE attrs=(\S+) rc=(\d+)", line)
+            if match:
+                status = "PASS" if match.group(2) == "0" else "FAIL"
+                record(results, status, "dma_map_benchmark resource mode on ivshmem's "
+                       f"prefetchable BAR2, attrs={match.group(1)}, on {label}")
+
+
 def main():
     args = sys.argv[1:]
     kunit = "--no-kunit" not in args
     tree, log, label, results = [a for a in args if a != "--no-kunit"]
     if kunit:
-        record_kunit(tree, log, label, results)
+        record_kunit(tree, boot_console(log), label, results)
+        ktap = module_ktap(log)
+        if ktap:
+            record_kunit(tree, ktap, label, results, "the test modules' KTAP")
+    record_markers(log, label, results)
     record_kselftest(log, label, results)
     record_compat(log, label, results)
 

@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The workbench's end-to-end DMA test: QEMU's edu device is the DMA engine,
+ * an ivshmem device's BARs are the peer-to-peer targets, and the DMA goes
+ * through the IOMMU that covers edu (SMMUv3 on arm64). Each case maps a
+ * target for edu, makes edu write a known pattern there and reads it back
+ * on the CPU.
+ *
+ * KUnit runs the suites when the module is loaded; the guest's check job
+ * then prints their KTAP from debugfs for the workbench to count. The module
+ * binds edu itself (the DMA API needs a bound device), so it must be removed
+ * before the benchmark takes edu.
+ *
+ * Suite wb_dma_resource: dma_map_resource() of ivshmem's prefetchable BAR2
+ * with and without DMA_ATTR_WRITE_COMBINE, and of its non-prefetchable
+ * register BAR0 with the attribute, which must still work, as MMIO, and
+ * warn. A later suite (strict unmap: DMA to a stale IOVA must fault) can use
+ * the same edu helpers.
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/dma-mapping.h>
+#include <linux/io.h>
+#include <linux/kmsg_dump.h>
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+
+/* QEMU's edu (docs/specs/edu.rst): registers in BAR0, a 4K DMA buffer */
+#define EDU_VENDOR		0x1234
+#define EDU_DEVICE		0x11e8
+#define EDU_DMA_SRC		0x80
+#define EDU_DMA_DST		0x88
+#define EDU_DMA_COUNT		0x90
+#define EDU_DMA_CMD		0x98
+#define EDU_CMD_START		BIT(0)
+#define EDU_CMD_FROM_BUFFER	BIT(1)	/* else into the buffer */
+#define EDU_BUFFER		0x40000	/* the buffer's own DMA address */
+/* QEMU 7.2's edu rejects a transfer of all 4K of its buffer: move less */
+#define EDU_TRANSFER		SZ_2K
+/* edu masks the addresses it emits to its dma_mask property, 28 bits */
+#define EDU_DMA_BITS		28
+/* A transfer starts from a 100 ms timer: allow for a slow TCG host */
+#define EDU_DMA_TIMEOUT_MS	10000
+
+/* ivshmem-plain: registers in BAR0, the shared memory in BAR2 */
+#define IVSHMEM_VENDOR		0x1af4
+#define IVSHMEM_DEVICE		0x1110
+#define IVSHMEM_BAR_REGS	0	/* 32-bit, not prefetchable */
+#define IVSHMEM_BAR_SHMEM	2	/* 64-bit prefetchable, RAM behind it */
+#define IVSHMEM_INTRMASK	0	/* a read-write register */
+
+static bool wc_fallback_warns = true;
+module_param(wc_fallback_warns, bool, 0444);
+MODULE_PARM_DESC(wc_fallback_warns,
+		 "expect the warning of a write-combining request on a non-prefetchable BAR (kernels with the series)");
+
+static struct pci_dev *edu;		/* bound to this module's driver */
+static void __iomem *edu_regs;
+static struct pci_dev *ivshmem;		/* a reference, enabled, not bound */
+
+/* Run one edu transfer and wait for it to end */
+static int edu_dma(u64 src, u64 dst, u32 count, u32 direction)
+{
+	unsigned long timeout = jiffies + msecs_to_jiffies(EDU_DMA_TIMEOUT_MS);
+
+	writeq(src, edu_regs + EDU_DMA_SRC);
+	writeq(dst, edu_regs + EDU_DMA_DST);
+	writeq(count, edu_regs + EDU_DMA_COUNT);
+	writeq(EDU_CMD_START | direction, edu_regs + EDU_DMA_CMD);
+	while (readq(edu_regs + EDU_DMA_CMD) & EDU_CMD_START) {
+		if (time_after(jiffies, timeout))
+			return -ETIMEDOUT;
+		msleep(20);
+	}
+	return 0;
+}
+
+static u8 pattern_byte(u8 seed, size_t i)
+{
+	return seed + i * 7 + (i >> 8);
+}
+
+/*
+ * Make edu write @len bytes of the pattern for @seed to @iova: load its
+ * buffer from a coherent buffer in RAM, then copy the buffer out.
+ */
+static int edu_write_pattern(dma_addr_t iova, size_t len, u8 seed)
+{
+	dma_addr_t src;
+	size_t i;
+	u8 *buf;
+	int ret;
+
+	buf = dma_alloc_coherent(&edu->dev, len, &src, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	for (i = 0; i < len; i++)
+		buf[i] = pattern_byte(seed, i);
+	ret = edu_dma(src, EDU_BUFFER, len, 0);
+	if (!ret)
+		ret = edu_dma(EDU_BUFFER, iova, len, EDU_CMD_FROM_BUFFER);
+	dma_free_coherent(&edu->dev, len, buf, src);
+	return ret;
+}
+
+/* Clear a BAR range from the CPU, 32 bits at a time (registers too) */
+static void bar_clear(void __iomem *cpu, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i += 4)
+		iowrite32(0, cpu + i);
+}
+
+/* How many bytes of the BAR range hold the pattern for @seed */
+static size_t bar_bytes_matching(void __iomem *cpu, size_t len, u8 seed)
+{
+	size_t i, matching = 0;
+	u32 word;
+	int b;
+
+	for (i = 0; i < len; i += 4) {
+		word = ioread32(cpu + i);
+		for (b = 0; b < 4; b++)
+			matching += ((word >> (8 * b)) & 0xff) ==
+				    pattern_byte(seed, i + b);
+	}
+	return matching;
+}
+
+static void need_devices(struct kunit *test)
+{
+	if (!edu)
+		kunit_skip(test, "no edu device (1234:11e8) bound");
+	if (!ivshmem)
+		kunit_skip(test, "no ivshmem device (1af4:1110)");
+}
+
+/*
+ * Map @len bytes at @offset of ivshmem's BAR @bar for edu with @attrs, have
+ * edu write a pattern through the mapping and check that all of it landed.
+ */
+static void check_dma_into_bar(struct kunit *test, int bar, size_t offset,
+			       size_t len, unsigned long attrs, u8 seed)
+{
+	phys_addr_t phys = pci_resource_start(ivshmem, bar) + offset;
+	void __iomem *cpu;
+	dma_addr_t iova;
+	size_t landed;
+	int ret;
+
+	KUNIT_ASSERT_GE(test, pci_resource_len(ivshmem, bar), offset + len);
+	cpu = pci_iomap_range(ivshmem, bar, offset, len);
+	KUNIT_ASSERT_NOT_NULL(test, cpu);
+	bar_clear(cpu, len);
+
+	iova = dma_map_resource(&edu->dev, phys, len, DMA_FROM_DEVICE, attrs);
+	if (dma_mapping_error(&edu->dev, iova)) {
+		pci_iounmap(ivshmem, cpu);
+		KUNIT_FAIL_AND_ABORT(test, "dma_map_resource(%pa) failed", &phys);
+	}
+	ret = edu_write_pattern(iova, len, seed);
+	dma_unmap_resource(&edu->dev, iova, len, DMA_FROM_DEVICE, attrs);
+
+	landed = bar_bytes_matching(cpu, len, seed);
+	pci_iounmap(ivshmem, cpu);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "edu's DMA failed or did not finish");
+	kunit_info(test, "%zu of %zu bytes landed in ivshmem BAR%d at %pa through IOVA %pad (%s)\n",
+		   landed, len, bar, &phys, &iova,
+		   attrs & DMA_ATTR_WRITE_COMBINE ? "DMA_ATTR_WRITE_COMBINE" :
+						    "no attribute");
+	KUNIT_EXPECT_EQ(test, landed, len);
+}
+
+static void resource_prefetchable_bar(struct kunit *test)
+{
+	need_devices(test);
+	check_dma_into_bar(test, IVSHMEM_BAR_SHMEM, 0, EDU_TRANSFER, 0, 0x11);
+}
+
+static void resource_prefetchable_bar_wc(struct kunit *test)
+{
+	need_devices(test);
+	check_dma_into_bar(test, IVSHMEM_BAR_SHMEM, SZ_64K, EDU_TRANSFER,
+			   DMA_ATTR_WRITE_COMBINE, 0x5a);
+}
+
+/* Registers refuse write-combining, but the mapping must still work */
+static void resource_registers_wc_still_work(struct kunit *test)
+{
+	need_devices(test);
+	check_dma_into_bar(test, IVSHMEM_BAR_REGS, IVSHMEM_INTRMASK, 4,
+			   DMA_ATTR_WRITE_COMBINE, 0xa5);
+}
+
+/* Whether the kernel log has a line holding both strings */
+static bool log_has(const char *a, const char *b)
+{
+	struct kmsg_dump_iter iter;
+	bool found = false;
+	size_t len;
+	char *line;
+
+	line = kmalloc(1024, GFP_KERNEL);
+	if (!line)
+		return false;
+	kmsg_dump_rewind(&iter);
+	while (!found && kmsg_dump_get_line(&iter, false, line, 1023, &len)) {
+		line[len] = '\0';
+		found = strstr(line, a) && strstr(line, b);
+	}
+	kfree(line);
+	return found;
+}
+
+static void resource_registers_wc_warns(struct kunit *test)
+{
+	phys_addr_t phys;
+	dma_addr_t iova;
+
+	need_devices(test);
+	if (!wc_fallback_warns)
+		kunit_skip(test, "wc_fallback_warns=0: this kernel has no such warning");
+	/* Warned once already if the case above ran: map anyway */
+	phys = pci_resource_start(ivshmem, IVSHMEM_BAR_REGS);
+	iova = dma_map_resource(&edu->dev, phys, 4, DMA_FROM_DEVICE,
+				DMA_ATTR_WRITE_COMBINE);
+	KUNIT_ASSERT_FALSE(test, dma_mapping_error(&edu->dev, iova));
+	dma_unmap_resource(&edu->dev, iova, 4, DMA_FROM_DEVICE,
+			   DMA_ATTR_WRITE_COMBINE);
+	KUNIT_EXPECT_TRUE_MSG(test, log_has(dev_name(&edu->dev),
+					    "DMA_ATTR_WRITE_COMBINE ignored"),
+			      "no warning naming %s in the kernel log",
+			      dev_name(&edu->dev));
+}
+
+static struct kunit_case wb_dma_resource_cases[] = {
+	KUNIT_CASE(resource_prefetchable_bar),
+	KUNIT_CASE(resource_prefetchable_bar_wc),
+	KUNIT_CASE(resource_registers_wc_still_work),
+	KUNIT_CASE(resource_registers_wc_warns),
+	{}
+};
+
+static struct kunit_suite wb_dma_resource_suite = {
+	.name = "wb_dma_resource",
+	.test_cases = wb_dma_resource_cases,
+};
+
+kunit_test_suites(&wb_dma_resource_suite);
+
+static int wb_edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	int ret;
+
+	ret = pcim_enable_device(pdev);
+	if (ret)
+		return ret;
+	pci_set_master(pdev);
+	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(EDU_DMA_BITS));
+	if (ret)
+		return ret;
+	edu_regs = pcim_iomap(pdev, 0, 0);
+	if (!edu_regs)
+		return -ENOMEM;
+	edu = pdev;
+	return 0;
+}
+
+static void wb_edu_remove(struct pci_dev *pdev)
+{
+	edu = NULL;
+	pci_clear_master(pdev);
+}
+
+static const struct pci_device_id wb_edu_ids[] = {
+	{ PCI_DEVICE(EDU_VENDOR, EDU_DEVICE) },
+	{}
+};
+MODULE_DEVICE_TABLE(pci, wb_edu_ids);
+
+static struct pci_driver wb_edu_driver = {
+	.name = "wb_dma_test",
+	.id_table = wb_edu_ids,
+	.probe = wb_edu_probe,
+	.remove = wb_edu_remove,
+};
+
+/* KUnit runs the suites once this returns: edu is bound by then */
+static int __init wb_dma_test_init(void)
+{
+	int ret;
+
+	ivshmem = pci_get_device(IVSHMEM_VENDOR, IVSHMEM_DEVICE, NULL);
+	if (ivshmem && pci_enable_device(ivshmem)) {
+		pci_dev_put(ivshmem);
+		ivshmem = NULL;
+	}
+	ret = pci_register_driver(&wb_edu_driver);
+	if (ret && ivshmem) {
+		pci_disable_device(ivshmem);
+		pci_dev_put(ivshmem);
+	}
+	return ret;
+}
+module_init(wb_dma_test_init);
+
+static void __exit wb_dma_test_exit(void)
+{
+	pci_unregister_driver(&wb_edu_driver);
+	if (ivshmem) {
+		pci_disable_device(ivshmem);
+		pci_dev_put(ivshmem);
+	}
+}
+module_exit(wb_dma_test_exit);
+
+MODULE_DESCRIPTION("iommu-fastpath workbench: end-to-end DMA through the IOMMU with edu and ivshmem");
+MODULE_LICENSE("GPL");
