@@ -37,11 +37,12 @@ for depth in $(wb_arg depths 1 | tr , ' '); do
 
 	# shellcheck disable=SC2086 # lists
 	counters_on $counters
+	invalidations_on
 	rc=0
 	# shellcheck disable=SC2086
 	out=$(dma_map_benchmark -s "$seconds" -t "$threads" -g "$granule" $args 2>&1) || rc=$?
 	# shellcheck disable=SC2086
-	echo "WB-COUNT $(counters_off $counters)"
+	echo "WB-COUNT $(counters_off $counters)$(invalidations_off)"
 	echo "$out"
 	echo "WB-COUNT-END rc=$rc"
 done

@@ -43,9 +43,10 @@ domain_type() { # <sysfs device dir>
 }
 
 # Kprobes on the functions whose calls the benchmark counts: intel-iommu's
-# synchronous invalidation wait and the IOVA allocator's rbtree slow path.
+# synchronous invalidation wait, its invalidation of new mappings (which
+# waits too, in caching mode only) and the IOVA allocator's rbtree slow path.
 # Prints the probes it could place (none without kprobe events).
-COUNTED="qi_submit_sync alloc_iova"
+COUNTED="qi_submit_sync cache_tag_flush_range_np alloc_iova"
 TRACING=/sys/kernel/tracing
 
 counters_setup() {
@@ -80,6 +81,49 @@ counters_off() { # <function>...
 		start=$(awk -v f="$fn" '$1 == f { print $2 }' /tmp/wb-counters)
 		printf '%s=%s ' "$fn" $(($(counters_hits "$fn") - start))
 	done
+}
+
+# intel-iommu's qi_submit trace event, recorded in a trace instance of its
+# own (the counters' kprobes must not fill its buffer): every IOTLB
+# invalidation descriptor (type bit 1: iotlb_inv, dev_tlb_inv, p_iotlb_inv;
+# not the waits).
+QI_TRACE=$TRACING/instances/wb-qi
+QI_EVENT=$QI_TRACE/events/intel_iommu/qi_submit
+
+invalidations_on() {
+	[ -d "$TRACING/events/intel_iommu/qi_submit" ] || return 0
+	mkdir -p "$QI_TRACE"
+	echo 16384 >"$QI_TRACE/buffer_size_kb"
+	: >"$QI_TRACE/trace"
+	echo 'qw0 & 2' >"$QI_EVENT/filter"
+	echo 1 >"$QI_EVENT/enable"
+}
+
+# Stop recording; print "psi_pages=<pages invalidated page-selectively>
+# whole=<domain-wide or global invalidations> lost=<events dropped>" from the
+# IOTLB descriptors: granularity in qw0 bits 5:4 (1 global, 2 domain, 3
+# page-selective), the address mask (log2 of the pages) in qw1 bits 5:0.
+invalidations_off() {
+	[ -w "$QI_EVENT/enable" ] || return 0
+	echo 0 >"$QI_EVENT/enable"
+	awk 'function low_byte(hex) {
+			hex = substr(hex, 3)
+			while (length(hex) < 2) hex = "0" hex
+			return (index(HEX, substr(hex, length(hex) - 1, 1)) - 1) * 16 +
+				index(HEX, substr(hex, length(hex), 1)) - 1
+		}
+		BEGIN { HEX = "0123456789abcdef" }
+		/entries-in-buffer\/entries-written/ {
+			split($3, n, "/"); lost = n[2] - n[1]
+		}
+		/qi_submit: iotlb_inv/ {
+			for (i = 1; i <= NF; i++) if ($i == "iotlb_inv") break
+			gran = int(low_byte($(i + 2)) / 16) % 4
+			if (gran == 3) pages += 2 ^ (low_byte($(i + 3)) % 64)
+			else whole++
+		}
+		END { printf "psi_pages=%d whole=%d lost=%d ", pages, whole, lost }' "$QI_TRACE/trace"
+	: >"$QI_TRACE/trace"
 }
 
 # Load each of the workbench's test modules (KUnit runs their suites at

@@ -45,7 +45,29 @@ def parse_output(lines):
 
 
 def per_thousand(calls, ops):
-    return round(calls * 1000 / ops, 1) if ops else None
+    return round(calls * 1000 / ops, 1) if ops and calls is not None else None
+
+
+COUNTERS = ("qi_per_1k_unmaps", "alloc_iova_per_1k_maps", "inv_pages_per_page",
+            "whole_inv")
+
+
+def counted(attrs, mode, ops, granule):
+    """The counters of one counting run, per 1000 calls or per page."""
+    qi = attrs.get("qi_submit_sync")
+    # In caching mode every map also waits for an invalidation of the new
+    # mapping (cache_tag_flush_range_np): count the unmap side only.
+    if mode == "cm" and qi is not None:
+        qi -= attrs.get("cache_tag_flush_range_np", 0)
+    pages = attrs.get("psi_pages")
+    return {
+        "qi_per_1k_unmaps": per_thousand(qi, ops),
+        "alloc_iova_per_1k_maps": per_thousand(attrs.get("alloc_iova"), ops),
+        # Pages invalidated page-selectively (maps and unmaps) per page unmapped
+        "inv_pages_per_page": round(pages / (ops * granule), 2)
+        if pages is not None and ops else None,
+        "whole_inv": attrs.get("whole"),
+    }
 
 
 def parse_console(path, mode):
@@ -62,8 +84,7 @@ def parse_console(path, mode):
                     runs[last] = dict(parse_output(lines), domain=attrs.get("domain"))
                 elif end.group(2) == "0" and kind == "COUNT" and last in runs:
                     ops = parse_output(lines).get("ops")
-                    runs[last]["qi_per_1k_unmaps"] = per_thousand(attrs.get("qi_submit_sync"), ops)
-                    runs[last]["alloc_iova_per_1k_maps"] = per_thousand(attrs.get("alloc_iova"), ops)
+                    runs[last].update(counted(attrs, mode, ops, int(last[KEY.index("granule")])))
                 kind = None
             elif start and not end:
                 kind = start.group(1)
@@ -109,7 +130,7 @@ def rows(baseline, patched):
             stat = "p50" if p.get(f"{op}_p50") and b.get(f"{op}_p50") else "mean"
             row[f"ratio_{op}"] = ratio(p.get(f"{op}_{stat}"), b.get(f"{op}_{stat}"))
             row[f"vs_direct_{op}"] = ratio(p.get(f"{op}_{stat}"), direct.get(f"{op}_{stat}"))
-        for counter in ("qi_per_1k_unmaps", "alloc_iova_per_1k_maps"):
+        for counter in COUNTERS:
             row["base_" + counter] = b.get(counter)
             row["patched_" + counter] = p.get(counter)
         yield row
@@ -151,9 +172,15 @@ def print_tables(table, accel):
     counters = [("base_qi_per_1k_unmaps", "qi_submit_sync/1k unmaps: base", 30),
                 ("patched_qi_per_1k_unmaps", "patched", 7),
                 ("base_alloc_iova_per_1k_maps", "alloc_iova/1k maps: base", 24),
-                ("patched_alloc_iova_per_1k_maps", "patched", 7)]
+                ("patched_alloc_iova_per_1k_maps", "patched", 7),
+                ("base_inv_pages_per_page", "inv. pages/page: base", 21),
+                ("patched_inv_pages_per_page", "patched", 7),
+                ("base_whole_inv", "domain-wide: base", 17),
+                ("patched_whole_inv", "patched", 7)]
     if any(row[key] is not None for row in table for key, _, _ in counters):
-        print_table("counters (separate runs with kprobes)", table, counters)
+        print_table("counters (separate runs with kprobes; qi_submit_sync without the "
+                    "map side in cm; invalidated pages from the qi_submit trace event)",
+                    table, counters)
 
 
 def write_chart(table, path):
