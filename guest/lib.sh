@@ -119,8 +119,10 @@ invalidations_off() {
 		/qi_submit: iotlb_inv/ {
 			for (i = 1; i <= NF; i++) if ($i == "iotlb_inv") break
 			gran = int(low_byte($(i + 2)) / 16) % 4
-			if (gran == 3) pages += 2 ^ (low_byte($(i + 3)) % 64)
-			else whole++
+			if (gran != 3) { whole++; next }
+			# busybox awk has no pow(): 2^mask by doubling
+			for (block = 1, m = low_byte($(i + 3)) % 64; m > 0; m--) block *= 2
+			pages += block
 		}
 		END { printf "psi_pages=%d whole=%d lost=%d ", pages, whole, lost }' "$QI_TRACE/trace"
 	: >"$QI_TRACE/trace"
