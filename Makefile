@@ -11,6 +11,8 @@
 #   make export        write that branch back to patches/
 #   make apply KSRC=<a 6.12 git tree>   apply the series to your own tree
 #   make check-bisect  build both architectures after every patch
+#   make check-full    the debug kernel (lockdep, KASAN, kmemleak, DMA API
+#                      debugging) in every IOMMU mode, fuzzing, CPU hotplug
 #   make reset-tree    take patches/ again, dropping unexported tree commits
 #   make clean-results measure again on the next make
 #   make clean         remove build/ (ccache stays)
@@ -55,12 +57,21 @@ IMAGE_arm64 := arch/arm64/boot/Image
 BUSYBOX_x86_64 := /bin/busybox
 BUSYBOX_arm64 := $(B)/busybox-arm64
 # The workbench's test modules (modules/<name>/), built out of tree against
-# each kernel and loaded by the check job; wb_dma_test needs arm64's ivshmem.
-MODULES_x86_64 :=
+# each kernel and loaded by the check job (its resource suite needs arm64's
+# ivshmem; its unmap suite runs on both).
+MODULES_x86_64 := wb_dma_test
 MODULES_arm64 := wb_dma_test
 # The IOMMU mode each architecture's test boot runs in.
 CHECK_MODE_x86_64 := lazy
 CHECK_MODE_arm64 := strict
+# Extra boots that run only the unmap suite, in the modes the test boot does
+# not cover: DMA to an unmapped IOVA must fault in strict and lazy mode (and
+# in x86_64's caching mode, which the series makes lazy), on the patched
+# kernels and on Linux 6.12 as it is.
+UNMAP_MODES_x86_64 := strict cm
+UNMAP_MODES_arm64 := lazy
+UNMAP_MODES_pristine := strict
+UNMAP_APPEND := kunit.enable=1 kunit.filter_glob=wb_dma_unmap wb.job=modules
 GUEST := $(wildcard guest/*)
 STAGE := scripts/stage.sh
 TEST := scripts/test.sh $(CHECK)
@@ -73,7 +84,7 @@ initramfs = $(B)/$(1)/initramfs-$(2).cpio.gz
 modules = $(foreach m,$(MODULES_$(2)),$(B)/$(1)/modules-$(2)/$(m)/$(m).ko)
 
 .PHONY: all report check check-tests check-series check-shell tree export \
-	apply check-bisect reset-tree clean-results clean FORCE
+	apply check-bisect check-full check-full-tests reset-tree clean-results clean FORCE
 
 all: report
 
@@ -180,6 +191,19 @@ check: $(STATE)/deps
 
 check-tests: check-series check-shell $(addprefix check-,$(ARCHS)) check-pristine
 
+# Boot <arch>'s <kernel> once per mode in <modes> running only the unmap
+# suite, and record each boot's results as <label>-<mode>.
+# $(call unmap_boots,<arch>,<kernel>,<modes>,<label>[,<append>])
+define unmap_boots
+rc=0; for mode in $(3); do \
+	log=$(B)/check/$(4)-$$mode.log; \
+	$(TEST) "boot $(1) $(2) ($$mode, unmap suite)" scripts/boot.sh $(1) $$mode \
+		$(call kernel,$(2),$(1)) $(call initramfs,$(2),$(1)) $$log 300 \
+		"$(UNMAP_APPEND) $(5)" || rc=1; \
+	scripts/guest-results.py --no-kunit $(B)/$(2)/linux $$log $(4)-$$mode $(CHECK) || rc=1; \
+done; exit $$rc
+endef
+
 check-series: $(STATE)/patched.rev
 	@scripts/check-apply.sh $(TREE) patches $(CHECK)
 	@scripts/checkpatch.sh $(TREE) patches $(CHECK)
@@ -192,9 +216,11 @@ check-pristine: $(STATE)/pristine.rev
 		$(MAKE) --no-print-directory $(call initramfs,pristine,x86_64)
 	@$(TEST) "boot x86_64, Linux 6.12 as it is (lazy)" scripts/boot.sh x86_64 lazy \
 		$(call kernel,pristine,x86_64) $(call initramfs,pristine,x86_64) \
-		$(B)/check/pristine.log 300 wb.job=check
+		$(B)/check/pristine.log 300 "kunit.enable=1 wb.job=check wb.wb_dma_test=wc_fallback_warns=0"
 	@scripts/guest-results.py --no-kunit $(B)/pristine/linux $(B)/check/pristine.log \
 		x86_64-6.12 $(CHECK)
+	@$(call unmap_boots,x86_64,pristine,$(UNMAP_MODES_pristine),x86_64-6.12,\
+		wb.wb_dma_test=wc_fallback_warns=0)
 
 check-%: $(STATE)/patched.rev $(STATE)/pristine.rev
 	@$(TEST) "build $* kernel" $(MAKE) --no-print-directory $(call initramfs,patched,$*)
@@ -203,6 +229,49 @@ check-%: $(STATE)/patched.rev $(STATE)/pristine.rev
 	@$(TEST) "boot $* ($(CHECK_MODE_$*))" scripts/boot.sh $* $(CHECK_MODE_$*) \
 		$(call kernel,patched,$*) $(call initramfs,patched,$*) $(B)/check/$*.log 300 "kunit.enable=1 wb.job=check"
 	@scripts/guest-results.py $(TREE) $(B)/check/$*.log $* $(CHECK)
+	@$(call unmap_boots,$*,patched,$(UNMAP_MODES_$*),$*)
+
+## 5. check-full: what does not fit CI's budget
+
+# The patched x86_64 kernel with lockdep, KASAN, kmemleak and DMA API
+# debugging (configs/debug.config), its own test module (struct layouts
+# differ), the patched selftest, booted in each IOMMU mode with a small
+# benchmark matrix, the fuzzer and, in lazy mode, CPU hotplug during a run.
+DEBUG := $(B)/debug
+FRAGMENTS_debug := $(FRAGMENTS_x86_64) configs/debug.config
+FULL_MODES := lazy strict cm
+FULL_APPEND := wb.job=full wb.maps=single wb.granules=1,256 wb.threads=1,2 wb.depths=1,64 wb.seconds=1
+CHECK_FULL := $(B)/check-full/results
+
+$(DEBUG)/out-x86_64/$(IMAGE_x86_64): $(STATE)/patched.rev $(FRAGMENTS_debug) scripts/kbuild.sh scripts/kconfig.sh
+	@$(STAGE) "debug x86_64 kernel" scripts/kbuild.sh x86_64 $(TREE) $(DEBUG)/out-x86_64 $(FRAGMENTS_debug)
+
+$(DEBUG)/modules-x86_64/wb_dma_test/wb_dma_test.ko: $(DEBUG)/out-x86_64/$(IMAGE_x86_64) \
+		$(wildcard modules/wb_dma_test/*) scripts/module.sh
+	@$(STAGE) "debug x86_64 module wb_dma_test" scripts/module.sh x86_64 $(TREE) $(DEBUG)/out-x86_64 \
+		modules/wb_dma_test $(DEBUG)/modules-x86_64/wb_dma_test
+
+$(DEBUG)/initramfs-x86_64.cpio.gz: $(call selftest,patched,x86_64) \
+		$(DEBUG)/modules-x86_64/wb_dma_test/wb_dma_test.ko $(GUEST) scripts/initramfs.sh
+	@$(STAGE) "debug x86_64 initramfs" scripts/initramfs.sh $(BUSYBOX_x86_64) guest $@ $^
+
+check-full: $(STATE)/deps
+	@mkdir -p $(dir $(CHECK_FULL))
+	@rm -f $(CHECK_FULL)
+	@rc=0; $(MAKE) --no-print-directory -k check-full-tests || rc=$$?; \
+		scripts/summary.sh $(CHECK_FULL) $$rc
+
+check-full-tests: $(STATE)/patched.rev
+	@scripts/test.sh $(CHECK_FULL) "build the debug x86_64 kernel" \
+		$(MAKE) --no-print-directory $(DEBUG)/initramfs-x86_64.cpio.gz
+	@rc=0; for mode in $(FULL_MODES); do \
+		log=$(B)/check-full/x86_64-debug-$$mode.log; \
+		hotplug=0; [ "$$mode" != lazy ] || hotplug=1; \
+		scripts/test.sh $(CHECK_FULL) "boot the debug x86_64 kernel ($$mode)" \
+			scripts/boot.sh x86_64 $$mode $(DEBUG)/out-x86_64/$(IMAGE_x86_64) \
+			$(DEBUG)/initramfs-x86_64.cpio.gz $$log 1800 "$(FULL_APPEND) wb.hotplug=$$hotplug" || rc=1; \
+		scripts/guest-results.py $(TREE) $$log x86_64-debug-$$mode $(CHECK_FULL) || rc=1; \
+	done; exit $$rc
 
 check-bisect: $(STATE)/patched.rev
 	@mkdir -p $(dir $(CHECK))

@@ -4,7 +4,9 @@
 # KUnit suites run at load), run the dma kselftest against the bound device
 # and report it as TAP between WB-KSELFTEST markers: its own TAP when it
 # prints one, else one result for the whole program (6.12); run the
-# benchmark's resource mode against a peer's prefetchable BAR both ways.
+# benchmark's resource mode against a peer's prefetchable BAR both ways;
+# fuzz the benchmark's ioctl with a fixed seed (wb.fuzz_seed=), its TAP
+# between WB-FUZZ markers.
 set -eu
 # shellcheck source=guest/lib.sh
 . /wb/lib.sh
@@ -38,6 +40,7 @@ else
 fi
 echo "WB-KSELFTEST-END"
 ! tool_is_v2 || resource_runs
+! tool_can_fuzz || fuzz_run "$(wb_arg fuzz_seed 20261129)"
 
 # Linux 6.12's own tool, unmodified, against this kernel.
 if [ -x /bin/dma_map_benchmark-6.12 ]; then

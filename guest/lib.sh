@@ -37,6 +37,21 @@ tool_is_v2() {
 	dma_map_benchmark -h 2>/dev/null | grep -q -- '-D'
 }
 
+# Whether dma_map_benchmark can fuzz its ioctl (-F seed).
+tool_can_fuzz() {
+	dma_map_benchmark -h 2>/dev/null | grep -q -- '-F'
+}
+
+# Fuzz the ioctl with <seed>; its TAP and exit status between WB-FUZZ
+# markers, as it goes: a hang then shows how far it got.
+fuzz_run() { # <seed>
+	echo "WB-FUZZ-BEGIN"
+	rc=0
+	dma_map_benchmark -F "$1" 2>&1 || rc=$?
+	echo "# exit=$rc"
+	echo "WB-FUZZ-END"
+}
+
 # The IOMMU default domain type of a device: DMA, DMA-FQ, identity or none.
 domain_type() { # <sysfs device dir>
 	if [ -e "$1/iommu_group/type" ]; then cat "$1/iommu_group/type"; else echo none; fi
@@ -180,4 +195,37 @@ resource_runs() {
 		sed 's/^/# /' /tmp/resource.out
 		echo "WB-RESOURCE attrs=$attrs rc=$rc"
 	done
+}
+
+# Take CPU 1 offline and bring it back while a two-thread run with 256-page
+# mappings goes on: "WB-HOTPLUG rc=<the run's exit> offline=<rc> online=<rc>".
+hotplug_run() {
+	cpu=/sys/devices/system/cpu/cpu1/online
+	if [ ! -w "$cpu" ]; then
+		echo "WB-HOTPLUG rc=skip (no $cpu)"
+		return 0
+	fi
+	dma_map_benchmark -t 2 -g 256 -s 6 >/tmp/hotplug.out 2>&1 &
+	pid=$!
+	sleep 2
+	off=0 on=0
+	echo 0 >"$cpu" || off=1
+	sleep 1
+	echo 1 >"$cpu" || on=1
+	rc=0
+	wait "$pid" || rc=$?
+	sed 's/^/# /' /tmp/hotplug.out
+	echo "WB-HOTPLUG rc=$rc offline=$off online=$on"
+}
+
+# kmemleak reports objects unreferenced for 5 s over two scans: scan, wait,
+# scan again, and print what it found (its report says "unreferenced object").
+kmemleak_scan() {
+	leaks=/sys/kernel/debug/kmemleak
+	[ -w "$leaks" ] || return 0
+	echo scan >"$leaks"
+	sleep 6
+	echo scan >"$leaks"
+	echo "WB-KMEMLEAK $(grep -c 'unreferenced object' "$leaks" || true) objects"
+	cat "$leaks"
 }

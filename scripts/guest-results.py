@@ -6,7 +6,10 @@ Usage: guest-results.py [--no-kunit] <tree> <console log> <label> <results>
 
 KUnit's KTAP is parsed by the tree's own tools/testing/kunit/kunit.py parse;
 each test case becomes one result: the built-in suites' from the console
-before the guest's init, the test modules' from between WB-KTAP markers.
+before the guest's init (not with --no-kunit), the test modules' from
+between WB-KTAP markers. wb_dma_unmap's count of stale-IOVA faults is one
+result more, with the numbers in its name. Any kernel warning, BUG, oops,
+lockdep, KASAN, kmemleak or DMA-API debug report in the console fails.
 The kselftest TAP between the guest's WB-KSELFTEST markers gives one result
 per test; WB-MODULE and WB-RESOURCE lines one result each.
 """
@@ -18,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 
+SKIP_ONLY = re.compile(r"^ok \d+ # SKIP (.*)$")
 TAP = re.compile(r"^(not ok|ok) \d+ (.*?)(?:\s+#\s*(SKIP|TODO)?.*)?$")
 
 
@@ -83,20 +87,26 @@ PLAN = re.compile(r"^1\.\.(\d+)")
 EXIT = re.compile(r"^# exit=(\d+)")
 
 
-def record_kselftest(log, label, results):
-    """One result per TAP line; a short count or a bad exit is one failure."""
+def record_kselftest(log, label, results, marker="WB-KSELFTEST", required=True):
+    """One result per TAP line between <marker>-BEGIN and <marker>-END; a
+    short count or a bad exit is one failure, and so is no TAP at all when
+    <required>."""
     inside, found, planned, exit_status = False, 0, None, 0
     with open(log, errors="replace") as console:
         for line in console:
             line = line.rstrip("\r\n")
-            if line.startswith("WB-KSELFTEST-BEGIN"):
+            if line.startswith(marker + "-BEGIN"):
                 inside = True
-            elif line.startswith("WB-KSELFTEST-END"):
+            elif line.startswith(marker + "-END"):
                 inside = False
             elif inside and PLAN.match(line) and planned is None:
                 planned = int(PLAN.match(line).group(1))
             elif inside and EXIT.match(line):
                 exit_status = int(EXIT.match(line).group(1))
+            elif inside and SKIP_ONLY.match(line):
+                # kselftest's "ok N # SKIP <reason>": the reason names it
+                found += 1
+                record(results, "SKIP", f"kselftest {label} {SKIP_ONLY.match(line).group(1)}")
             elif inside:
                 match = TAP.match(line)
                 if match:
@@ -105,6 +115,8 @@ def record_kselftest(log, label, results):
                     status = "SKIP" if directive == "SKIP" else (
                         "PASS" if verdict == "ok" else "FAIL")
                     record(results, status, f"kselftest {label} {name}")
+    if not found and planned is None and not required:
+        return
     if not found and planned != 0:
         record(results, "FAIL", f"kselftest {label}: no TAP results in the console")
     elif planned is not None and found < planned:
@@ -123,10 +135,28 @@ def record_compat(log, label, results):
                 record(results, status, f"Linux 6.12's dma_map_benchmark binary on {label}")
 
 
+def record_runs(log, label, results):
+    """The benchmark matrix's runs (check-full), all of them as one result."""
+    with open(log, errors="replace") as console:
+        ends = re.findall(r"^WB-(?:RUN|COUNT)-END rc=(\d+)", console.read(), re.M)
+    if ends:
+        good = ends.count("0")
+        record(results, "PASS" if good == len(ends) else "FAIL",
+               f"benchmark matrix on {label}: {good} of {len(ends)} runs succeeded")
+
+
 def record_markers(log, label, results):
-    """A test module's load and each resource-mode run of the benchmark."""
+    """A test module's load, each resource-mode run of the benchmark, the
+    CPU hotplug run."""
     with open(log, errors="replace") as console:
         for line in console:
+            match = re.match(r"^WB-HOTPLUG rc=(\S+)(.*)", line)
+            if match:
+                status = {"0": "PASS", "skip": "SKIP"}.get(match.group(1), "FAIL")
+                if "offline=0 online=0" not in match.group(2) and status == "PASS":
+                    status = "FAIL"
+                record(results, status, f"CPU 1 offline and back during a 2-thread "
+                       f"256-page run on {label}: rc={match.group(1)}{match.group(2).rstrip()}")
             match = re.match(r"^WB-MODULE (\S+) rc=(\d+)", line)
             if match:
                 status = "PASS" if match.group(2) == "0" else "FAIL"
@@ -138,18 +168,57 @@ def record_markers(log, label, results):
                        f"prefetchable BAR2, attrs={match.group(1)}, on {label}")
 
 
+# What the kernel prints when something is wrong: WARN*() and lockdep
+# ("WARNING:"), BUG*() and KASAN ("BUG:"), oopses, kmemleak's and the DMA
+# API debugging's reports.
+KERNEL_REPORT = re.compile(r"WARNING:|BUG:|Oops|unreferenced object 0x|DMA-API: ")
+
+
+def record_kernel_reports(log, label, results):
+    """One result: the console holds no kernel report; the first few shown."""
+    with open(log, errors="replace") as console:
+        reports = [line.rstrip() for line in console if KERNEL_REPORT.search(line)]
+    for line in reports[:10]:
+        print(f"    {line}")
+    status = "FAIL" if reports else "PASS"
+    record(results, status, f"no kernel warning, BUG, oops or leak in the {label} console"
+           + (f" ({len(reports)} lines)" if reports else ""))
+
+
+FAULTS = re.compile(r"# unmapped_iova_faults: (\w+): stale-IOVA faults seen (\d+) of (\d+) "
+                    r"expected, (\d+) bytes touched")
+
+
+def record_stale_faults(ktap, label, results):
+    """wb_dma_unmap's counts (from the module's KTAP), as a result of their own."""
+    for line in ktap.splitlines():
+        match = FAULTS.search(line)
+        if match:
+            mode, seen, expected, touched = match.groups()
+            status = "PASS" if seen == expected and touched == "0" else "FAIL"
+            record(results, status, f"DMA to unmapped IOVAs on {label} ({mode}): "
+                   f"{seen} of {expected} faulted, {touched} bytes touched")
+
+
 def main():
     args = sys.argv[1:]
     kunit = "--no-kunit" not in args
     tree, log, label, results = [a for a in args if a != "--no-kunit"]
     if kunit:
         record_kunit(tree, boot_console(log), label, results)
-        ktap = module_ktap(log)
-        if ktap:
-            record_kunit(tree, ktap, label, results, "the test modules' KTAP")
+    ktap = module_ktap(log)
+    if ktap:
+        record_kunit(tree, ktap, label, results, "the test modules' KTAP")
+        record_stale_faults(ktap, label, results)
     record_markers(log, label, results)
-    record_kselftest(log, label, results)
+    record_runs(log, label, results)
+    # Only the check job runs the kselftest (not the unmap suite's boots).
+    with open(log, errors="replace") as console:
+        check_job = "WB-BEGIN job=check" in console.read()
+    record_kselftest(log, label, results, required=check_job)
+    record_kselftest(log, label, results, "WB-FUZZ", required=False)
     record_compat(log, label, results)
+    record_kernel_reports(log, label, results)
 
 
 if __name__ == "__main__":

@@ -14,13 +14,22 @@
  * Suite wb_dma_resource: dma_map_resource() of ivshmem's prefetchable BAR2
  * with and without DMA_ATTR_WRITE_COMBINE, and of its non-prefetchable
  * register BAR0 with the attribute, which must still work, as MMIO, and
- * warn. A later suite (strict unmap: DMA to a stale IOVA must fault) can use
- * the same edu helpers.
+ * warn.
+ *
+ * Suite wb_dma_unmap: after dma_unmap_single() the IOVA must no longer reach
+ * the buffer. Strict mode invalidates the IOTLB before the unmap returns;
+ * lazy mode (a DMA-FQ domain) only when the flush queue drains, at the
+ * latest after its 10 ms timeout, so the case waits well past that first.
+ * (edu starts every transfer from a 100 ms timer, so the window in which
+ * lazy mode may still let a stale DMA land cannot be hit from here.) Each
+ * stale DMA must leave the buffer untouched and show up as a fault in the
+ * kernel log, naming the IOVA.
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/io.h>
+#include <linux/iommu.h>
 #include <linux/kmsg_dump.h>
 #include <linux/module.h>
 #include <linux/pci.h>
@@ -249,7 +258,197 @@ static struct kunit_suite wb_dma_resource_suite = {
 	.test_cases = wb_dma_resource_cases,
 };
 
-kunit_test_suites(&wb_dma_resource_suite);
+/*
+ * The fault line the IOMMU driver logs for an access to @iova: VT-d's
+ * "DMAR: [DMA Write NO_PASID] Request device [..] fault addr 0x<page>",
+ * SMMUv3's "event 0x10 received:" followed by the event's dwords, the third
+ * of which (one per line, "\t0x%016llx") is the input address.
+ */
+static void fault_line_for(dma_addr_t iova, char *buf, size_t len)
+{
+	if (IS_ENABLED(CONFIG_ARM_SMMU_V3))
+		snprintf(buf, len, "\t0x%016llx", (u64)iova);
+	else
+		snprintf(buf, len, "fault addr 0x%llx", (u64)iova & PAGE_MASK);
+}
+
+/* How many lines of the kernel log hold @needle */
+static unsigned int log_count(const char *needle)
+{
+	struct kmsg_dump_iter iter;
+	unsigned int count = 0;
+	size_t len;
+	char *line;
+
+	line = kmalloc(1024, GFP_KERNEL);
+	if (!line)
+		return 0;
+	kmsg_dump_rewind(&iter);
+	while (kmsg_dump_get_line(&iter, false, line, 1023, &len)) {
+		line[len] = '\0';
+		count += !!strstr(line, needle);
+	}
+	kfree(line);
+	return count;
+}
+
+/*
+ * Wait for a new fault line for @iova (the fault interrupt, or SMMUv3's
+ * event queue thread, logs it a little after edu's transfer ends)
+ */
+static bool fault_logged(const char *needle, unsigned int before)
+{
+	int tries;
+
+	for (tries = 0; tries < 50; tries++) {
+		if (log_count(needle) > before)
+			return true;
+		msleep(20);
+	}
+	return false;
+}
+
+/* How many bytes of @buf differ from @byte */
+static size_t bytes_not(const u8 *buf, size_t len, u8 byte)
+{
+	size_t i, other = 0;
+
+	for (i = 0; i < len; i++)
+		other += buf[i] != byte;
+	return other;
+}
+
+/* Lazy mode may hold a stale IOTLB entry until the flush queue drains */
+#define FQ_TIMEOUT_MS		10
+#define STALE_WAIT_LAZY_MS	200
+/* Rounds per case: 2 faults per boot stay under the drivers' log ratelimit */
+#define STALE_ROUNDS		2
+#define STALE_CLEAR		0xee
+/*
+ * The stale DMA moves one word: QEMU's SMMUv3 reports a fault per 4-byte
+ * access, and the drivers log at most 10 faults per 5 s.
+ */
+#define STALE_LEN		4
+
+struct stale_round {
+	bool landed_mapped;	/* the DMA through the live mapping landed */
+	bool faulted;		/* the stale DMA was logged as a fault */
+	size_t touched;		/* bytes the stale DMA changed */
+};
+
+/*
+ * One round: map @buf, have edu fill it through the mapping (edu's buffer
+ * keeps the pattern), unmap, clear @buf from the CPU, and have edu write its
+ * buffer to the old IOVA again. @src stays mapped all along, so the old
+ * IOVA is not handed out again in between.
+ */
+static int stale_round(struct kunit *test, u8 *buf, dma_addr_t src, u8 seed,
+		       bool lazy, struct stale_round *r)
+{
+	char needle[48];
+	unsigned int before;
+	dma_addr_t iova;
+	int ret;
+
+	memset(buf, 0, EDU_TRANSFER);
+	iova = dma_map_single(&edu->dev, buf, EDU_TRANSFER, DMA_FROM_DEVICE);
+	if (dma_mapping_error(&edu->dev, iova))
+		return -ENOMEM;
+	ret = edu_dma(src, EDU_BUFFER, EDU_TRANSFER, 0);
+	if (!ret)
+		ret = edu_dma(EDU_BUFFER, iova, EDU_TRANSFER, EDU_CMD_FROM_BUFFER);
+	dma_unmap_single(&edu->dev, iova, EDU_TRANSFER, DMA_FROM_DEVICE);
+	if (ret)
+		return ret;
+	r->landed_mapped = buf[0] == pattern_byte(seed, 0) &&
+			   buf[EDU_TRANSFER - 1] == pattern_byte(seed, EDU_TRANSFER - 1);
+
+	memset(buf, STALE_CLEAR, EDU_TRANSFER);
+	if (lazy)
+		msleep(STALE_WAIT_LAZY_MS);
+	fault_line_for(iova, needle, sizeof(needle));
+	before = log_count(needle);
+	ret = edu_dma(EDU_BUFFER, iova, STALE_LEN, EDU_CMD_FROM_BUFFER);
+	if (ret)
+		return ret;
+	r->faulted = fault_logged(needle, before);
+	r->touched = bytes_not(buf, EDU_TRANSFER, STALE_CLEAR);
+	kunit_info(test, "IOVA %pad: mapped DMA %s, stale DMA %s, %zu bytes touched\n",
+		   &iova, r->landed_mapped ? "landed" : "LOST",
+		   r->faulted ? "faulted" : "NOT FAULTED", r->touched);
+	return 0;
+}
+
+/* Fill a coherent buffer with the pattern for @seed: edu's source */
+static u8 *pattern_source(size_t len, u8 seed, dma_addr_t *src)
+{
+	u8 *buf = dma_alloc_coherent(&edu->dev, len, src, GFP_KERNEL);
+	size_t i;
+
+	for (i = 0; buf && i < len; i++)
+		buf[i] = pattern_byte(seed, i);
+	return buf;
+}
+
+static void unmapped_iova_faults(struct kunit *test)
+{
+	struct iommu_domain *domain;
+	struct stale_round r;
+	unsigned int faults = 0, touched = 0, round;
+	const char *mode;
+	dma_addr_t src;
+	u8 *buf, *pat;
+	int ret = 0;
+	bool lazy;
+
+	if (!edu)
+		kunit_skip(test, "no edu device (1234:11e8) bound");
+	domain = iommu_get_domain_for_dev(&edu->dev);
+	if (!domain || !(domain->type & __IOMMU_DOMAIN_PAGING) ||
+	    !(domain->type & __IOMMU_DOMAIN_DMA_API))
+		kunit_skip(test, "edu is not behind a translating DMA domain");
+	lazy = domain->type == IOMMU_DOMAIN_DMA_FQ;
+	mode = lazy ? "lazy" : "strict";
+
+	buf = (u8 *)__get_free_page(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	pat = pattern_source(EDU_TRANSFER, 0x3c, &src);
+	if (!pat) {
+		free_page((unsigned long)buf);
+		KUNIT_FAIL_AND_ABORT(test, "no coherent source buffer");
+	}
+	for (round = 0; round < STALE_ROUNDS && !ret; round++) {
+		memset(&r, 0, sizeof(r));
+		ret = stale_round(test, buf, src, 0x3c, lazy, &r);
+		KUNIT_EXPECT_TRUE_MSG(test, ret || r.landed_mapped,
+				      "round %u: DMA through the live mapping did not land", round);
+		faults += r.faulted;
+		touched += r.touched;
+	}
+	dma_free_coherent(&edu->dev, EDU_TRANSFER, pat, src);
+	free_page((unsigned long)buf);
+
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "edu's DMA failed or did not finish");
+	/* The line the workbench reports */
+	kunit_info(test, "%s: stale-IOVA faults seen %u of %u expected, %u bytes touched%s\n",
+		   mode, faults, STALE_ROUNDS, touched,
+		   lazy ? " (after " __stringify(STALE_WAIT_LAZY_MS) " ms, flush queue timeout "
+			  __stringify(FQ_TIMEOUT_MS) " ms)" : "");
+	KUNIT_EXPECT_EQ(test, faults, STALE_ROUNDS);
+	KUNIT_EXPECT_EQ(test, touched, 0);
+}
+
+static struct kunit_case wb_dma_unmap_cases[] = {
+	KUNIT_CASE(unmapped_iova_faults),
+	{}
+};
+
+static struct kunit_suite wb_dma_unmap_suite = {
+	.name = "wb_dma_unmap",
+	.test_cases = wb_dma_unmap_cases,
+};
+
+kunit_test_suites(&wb_dma_resource_suite, &wb_dma_unmap_suite);
 
 static int wb_edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
