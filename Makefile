@@ -11,8 +11,8 @@
 #   make export        write that branch back to patches/
 #   make apply KSRC=<a 6.12 git tree>   apply the series to your own tree
 #   make check-bisect  build both architectures after every patch
-#   make check-full    the debug kernel (lockdep, KASAN, kmemleak, DMA API
-#                      debugging) in every IOMMU mode, fuzzing, CPU hotplug
+#   make check-debug   only check's debug kernel (lockdep, KASAN, kmemleak,
+#                      DMA API debugging): every IOMMU mode, fuzzing, CPU hotplug
 #   make reset-tree    take patches/ again, dropping unexported tree commits
 #   make clean-results measure again on the next make
 #   make clean         remove build/ (ccache stays)
@@ -70,7 +70,8 @@ CHECK_MODE_arm64 := strict
 # kernels and on Linux 6.12 as it is.
 UNMAP_MODES_x86_64 := strict cm
 UNMAP_MODES_arm64 := lazy
-UNMAP_MODES_pristine := strict
+UNMAP_MODES_pristine_x86_64 := strict
+UNMAP_MODES_pristine_arm64 := lazy
 UNMAP_APPEND := kunit.enable=1 kunit.filter_glob=wb_dma_unmap wb.job=modules
 GUEST := $(wildcard guest/*)
 STAGE := scripts/stage.sh
@@ -83,8 +84,8 @@ selftest = $(B)/$(1)/kselftest-$(2)/dma_map_benchmark
 initramfs = $(B)/$(1)/initramfs-$(2).cpio.gz
 modules = $(foreach m,$(MODULES_$(2)),$(B)/$(1)/modules-$(2)/$(m)/$(m).ko)
 
-.PHONY: all report check check-tests check-series check-shell tree export \
-	apply check-bisect check-full check-full-tests reset-tree clean-results clean FORCE
+.PHONY: all report check check-tests check-series check-shell check-pristine tree export \
+	apply check-bisect check-debug check-debug-tests reset-tree clean-results clean FORCE
 
 all: report
 
@@ -189,7 +190,7 @@ check: $(STATE)/deps
 	@rc=0; $(MAKE) --no-print-directory -k check-tests || rc=$$?; \
 		scripts/summary.sh $(CHECK) $$rc
 
-check-tests: check-series check-shell $(addprefix check-,$(ARCHS)) check-pristine
+check-tests: check-series check-shell $(addprefix check-,$(ARCHS)) check-pristine check-debug-tests
 
 # Boot <arch>'s <kernel> once per mode in <modes> running only the unmap
 # suite, and record each boot's results as <label>-<mode>.
@@ -211,15 +212,19 @@ check-series: $(STATE)/patched.rev
 check-shell:
 	@$(TEST) "shellcheck of the workbench" shellcheck -x scripts/*.sh guest/init guest/*.sh .ci/run
 
-check-pristine: $(STATE)/pristine.rev
-	@$(TEST) "build x86_64 kernel, Linux 6.12 as it is" \
-		$(MAKE) --no-print-directory $(call initramfs,pristine,x86_64)
-	@$(TEST) "boot x86_64, Linux 6.12 as it is (lazy)" scripts/boot.sh x86_64 lazy \
-		$(call kernel,pristine,x86_64) $(call initramfs,pristine,x86_64) \
-		$(B)/check/pristine.log 300 "kunit.enable=1 wb.job=check wb.wb_dma_test=wc_fallback_warns=0"
-	@scripts/guest-results.py --no-kunit $(B)/pristine/linux $(B)/check/pristine.log \
-		x86_64-6.12 $(CHECK)
-	@$(call unmap_boots,x86_64,pristine,$(UNMAP_MODES_pristine),x86_64-6.12,\
+check-pristine: $(addprefix check-pristine-,$(ARCHS))
+
+# Linux 6.12 as it is, with the test module (no write-combining warning to
+# expect there) and the selftest of its own tree.
+check-pristine-%: $(STATE)/pristine.rev
+	@$(TEST) "build $* kernel, Linux 6.12 as it is" \
+		$(MAKE) --no-print-directory $(call initramfs,pristine,$*)
+	@$(TEST) "boot $*, Linux 6.12 as it is ($(CHECK_MODE_$*))" scripts/boot.sh $* $(CHECK_MODE_$*) \
+		$(call kernel,pristine,$*) $(call initramfs,pristine,$*) \
+		$(B)/check/pristine-$*.log 300 "kunit.enable=1 wb.job=check wb.wb_dma_test=wc_fallback_warns=0"
+	@scripts/guest-results.py --no-kunit $(B)/pristine/linux $(B)/check/pristine-$*.log \
+		$*-6.12 $(CHECK)
+	@$(call unmap_boots,$*,pristine,$(UNMAP_MODES_pristine_$*),$*-6.12,\
 		wb.wb_dma_test=wc_fallback_warns=0)
 
 check-%: $(STATE)/patched.rev $(STATE)/pristine.rev
@@ -231,17 +236,18 @@ check-%: $(STATE)/patched.rev $(STATE)/pristine.rev
 	@scripts/guest-results.py $(TREE) $(B)/check/$*.log $* $(CHECK)
 	@$(call unmap_boots,$*,patched,$(UNMAP_MODES_$*),$*)
 
-## 5. check-full: what does not fit CI's budget
+## 5. The debug kernel, part of check
 
 # The patched x86_64 kernel with lockdep, KASAN, kmemleak and DMA API
 # debugging (configs/debug.config), its own test module (struct layouts
-# differ), the patched selftest, booted in each IOMMU mode with a small
-# benchmark matrix, the fuzzer and, in lazy mode, CPU hotplug during a run.
+# differ), the patched selftest, booted in each IOMMU mode with KUnit, a
+# small benchmark matrix, the fuzzer and, in lazy mode, CPU hotplug during
+# a run.
 DEBUG := $(B)/debug
 FRAGMENTS_debug := $(FRAGMENTS_x86_64) configs/debug.config
-FULL_MODES := lazy strict cm
-FULL_APPEND := wb.job=full wb.maps=single wb.granules=1,256 wb.threads=1,2 wb.depths=1,64 wb.seconds=1
-CHECK_FULL := $(B)/check-full/results
+DEBUG_MODES := lazy strict cm
+DEBUG_APPEND := kunit.enable=1 wb.job=full wb.maps=single wb.granules=1,256 wb.threads=1,2 \
+	wb.depths=1,64 wb.seconds=1
 
 $(DEBUG)/out-x86_64/$(IMAGE_x86_64): $(STATE)/patched.rev $(FRAGMENTS_debug) scripts/kbuild.sh scripts/kconfig.sh
 	@$(STAGE) "debug x86_64 kernel" scripts/kbuild.sh x86_64 $(TREE) $(DEBUG)/out-x86_64 $(FRAGMENTS_debug)
@@ -255,22 +261,22 @@ $(DEBUG)/initramfs-x86_64.cpio.gz: $(call selftest,patched,x86_64) \
 		$(DEBUG)/modules-x86_64/wb_dma_test/wb_dma_test.ko $(GUEST) scripts/initramfs.sh
 	@$(STAGE) "debug x86_64 initramfs" scripts/initramfs.sh $(BUSYBOX_x86_64) guest $@ $^
 
-check-full: $(STATE)/deps
-	@mkdir -p $(dir $(CHECK_FULL))
-	@rm -f $(CHECK_FULL)
-	@rc=0; $(MAKE) --no-print-directory -k check-full-tests || rc=$$?; \
-		scripts/summary.sh $(CHECK_FULL) $$rc
+check-debug: $(STATE)/deps
+	@mkdir -p $(dir $(CHECK))
+	@rm -f $(CHECK)
+	@rc=0; $(MAKE) --no-print-directory -k check-debug-tests || rc=$$?; \
+		scripts/summary.sh $(CHECK) $$rc
 
-check-full-tests: $(STATE)/patched.rev
-	@scripts/test.sh $(CHECK_FULL) "build the debug x86_64 kernel" \
+check-debug-tests: $(STATE)/patched.rev
+	@$(TEST) "build the debug x86_64 kernel" \
 		$(MAKE) --no-print-directory $(DEBUG)/initramfs-x86_64.cpio.gz
-	@rc=0; for mode in $(FULL_MODES); do \
-		log=$(B)/check-full/x86_64-debug-$$mode.log; \
+	@rc=0; for mode in $(DEBUG_MODES); do \
+		log=$(B)/check/x86_64-debug-$$mode.log; \
 		hotplug=0; [ "$$mode" != lazy ] || hotplug=1; \
-		scripts/test.sh $(CHECK_FULL) "boot the debug x86_64 kernel ($$mode)" \
+		$(TEST) "boot the debug x86_64 kernel ($$mode)" \
 			scripts/boot.sh x86_64 $$mode $(DEBUG)/out-x86_64/$(IMAGE_x86_64) \
-			$(DEBUG)/initramfs-x86_64.cpio.gz $$log 1800 "$(FULL_APPEND) wb.hotplug=$$hotplug" || rc=1; \
-		scripts/guest-results.py $(TREE) $$log x86_64-debug-$$mode $(CHECK_FULL) || rc=1; \
+			$(DEBUG)/initramfs-x86_64.cpio.gz $$log 1800 "$(DEBUG_APPEND) wb.hotplug=$$hotplug" || rc=1; \
+		scripts/guest-results.py $(TREE) $$log x86_64-debug-$$mode $(CHECK) || rc=1; \
 	done; exit $$rc
 
 check-bisect: $(STATE)/patched.rev

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# The job of 'make check-full' on the debug kernel: the test modules, the
+# The job of the debug kernel's boots in 'make check': the test modules, the
 # benchmark matrix named on the command line, the ioctl fuzzer, CPU 1 taken
 # offline and back during a two-thread run (wb.hotplug=1), then a kmemleak
 # scan whose report goes to the console. The workbench fails the boot on any

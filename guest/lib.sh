@@ -208,10 +208,10 @@ hotplug_run() {
 	dma_map_benchmark -t 2 -g 256 -s 6 >/tmp/hotplug.out 2>&1 &
 	pid=$!
 	sleep 2
-	off=0 on=0
-	echo 0 >"$cpu" || off=1
+	off=ok on=ok
+	echo 0 >"$cpu" || off=failed
 	sleep 1
-	echo 1 >"$cpu" || on=1
+	echo 1 >"$cpu" || on=failed
 	rc=0
 	wait "$pid" || rc=$?
 	sed 's/^/# /' /tmp/hotplug.out

@@ -60,10 +60,14 @@ def counted(attrs, mode, ops, granule):
     if mode == "cm" and qi is not None:
         qi -= attrs.get("cache_tag_flush_range_np", 0)
     pages = attrs.get("psi_pages")
+    # ... and of the pages, those of the new mappings: a size-aligned block
+    # of the granule rounded up to a power of two per map.
+    if mode == "cm" and pages is not None and ops:
+        pages -= ops * (1 << (granule - 1).bit_length())
     return {
         "qi_per_1k_unmaps": per_thousand(qi, ops),
         "alloc_iova_per_1k_maps": per_thousand(attrs.get("alloc_iova"), ops),
-        # Pages invalidated page-selectively (maps and unmaps) per page unmapped
+        # Pages invalidated page-selectively by unmaps, per page unmapped
         "inv_pages_per_page": round(pages / (ops * granule), 2)
         if pages is not None and ops else None,
         "whole_inv": attrs.get("whole"),
