@@ -2,14 +2,14 @@
 #
 # iommu-fastpath workbench. This file is the table of contents.
 #
-#   make               apply the series to Linux 6.12, build the baseline and
+#   make               apply the series to Linux 7.3, build the baseline and
 #                      patched x86_64 kernels, boot each under QEMU (q35 +
 #                      intel-iommu) in every IOMMU mode, run the benchmark
 #                      matrix and print baseline against patched (results/)
 #   make check         the test suite, what CI runs; ends "N passed, N failed"
 #   make tree          the series as commits on branch "series" of build/patched/linux
 #   make export        write that branch back to patches/
-#   make apply KSRC=<a 6.12 git tree>   apply the series to your own tree
+#   make apply KSRC=<a 7.3 git tree>   apply the series to your own tree
 #   make check-bisect  build both architectures after every patch
 #   make check-debug   only check's debug kernel (lockdep, KASAN, kmemleak,
 #                      DMA API debugging): every IOMMU mode, fuzzing, CPU hotplug
@@ -21,9 +21,16 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := all
 .DELETE_ON_ERROR:
 
-# The base: Debian's linux-source-6.12, exactly this version.
-BASE_DEB ?= 6.12.117-1~deb12u1
-BASE_TARBALL := /usr/src/linux-source-6.12.tar.xz
+# The base: Debian's linux-source-7.3, exactly this version, fetched from
+# the suite that carries it without touching the machine's apt sources.
+BASE_SERIES := 7.3
+BASE_VERSION ?= 7.3.4-1~bpo13+1
+BASE_SUITE ?= trixie-backports
+# Linux 6.12's tool, unmodified, runs against every kernel (the old ABI):
+# its source comes from the package v1 of the series was built on.
+OLD_SERIES := 6.12
+OLD_VERSION ?= 6.12.117-1~deb12u1
+OLD_SUITE ?= bookworm-security
 # The identity the series' commits carry: set your own when you send them.
 GIT_NAME ?= iommu-fastpath
 GIT_EMAIL ?= iommu-fastpath@example.org
@@ -38,6 +45,10 @@ GRANULES ?= 1,16,64,256,1024
 THREADS ?= 1,2
 DEPTHS ?= 1,64
 SECONDS ?= 1
+# How many patches of the series the baseline kernel carries (default: those
+# above the series' baseline-end marker, the benchmark); 0: Linux 7.3 as is.
+BASELINE_PATCHES ?=
+export WB_BASELINE_PATCHES := $(BASELINE_PATCHES)
 # One-thread runs boot one vCPU under TCG's -icount shift=ICOUNT: guest time
 # counts instructions (2^ICOUNT ns each), the same on any host, boot after
 # boot. Runs with more threads boot two vCPUs on host time. Empty ICOUNT:
@@ -54,6 +65,8 @@ FRAGMENTS_x86_64 := configs/common.config configs/x86_64.config
 FRAGMENTS_arm64 := configs/common.config configs/arm64.config
 IMAGE_x86_64 := arch/x86/boot/bzImage
 IMAGE_arm64 := arch/arm64/boot/Image
+# The tool built for another ABI too (dma_map_benchmark-<abi>): 32-bit callers.
+TOOLS_x86_64 := i386
 BUSYBOX_x86_64 := /bin/busybox
 BUSYBOX_arm64 := $(B)/busybox-arm64
 # The workbench's test modules (modules/<name>/), built out of tree against
@@ -67,7 +80,7 @@ CHECK_MODE_arm64 := strict
 # Extra boots that run only the unmap suite, in the modes the test boot does
 # not cover: DMA to an unmapped IOVA must fault in strict and lazy mode (and
 # in x86_64's caching mode, which the series makes lazy), on the patched
-# kernels and on Linux 6.12 as it is.
+# kernels and on Linux 7.3 as it is.
 UNMAP_MODES_x86_64 := strict cm
 UNMAP_MODES_arm64 := lazy
 UNMAP_MODES_pristine_x86_64 := strict
@@ -80,7 +93,7 @@ TEST := scripts/test.sh $(CHECK)
 # build/<baseline|patched>/... for one architecture
 # (pattern rules below: check-<arch> targets are not .PHONY for that reason)
 kernel = $(B)/$(1)/out-$(2)/$(IMAGE_$(2))
-selftest = $(B)/$(1)/kselftest-$(2)/dma_map_benchmark
+tools = $(B)/$(1)/tools-$(2)/dma_map_benchmark
 initramfs = $(B)/$(1)/initramfs-$(2).cpio.gz
 modules = $(foreach m,$(MODULES_$(2)),$(B)/$(1)/modules-$(2)/$(m)/$(m).ko)
 
@@ -93,18 +106,25 @@ all: report
 
 $(STATE)/deps: scripts/deps.sh
 	@mkdir -p $(STATE)
-	@$(STAGE) "packages" scripts/deps.sh $(BASE_DEB)
+	@$(STAGE) "packages" scripts/deps.sh
 	@touch $@
 
-$(STATE)/base: | $(STATE)/deps
-	@$(STAGE) "base tree" scripts/base.sh $(TREE) $(BASE_TARBALL) $(BASE_DEB)
+# Debian's source packages, unpacked under build/deb-<series>/; the file
+# build/deb-<series>.tarball names the source tarball.
+$(B)/deb-%.tarball: scripts/fetch-base.sh | $(STATE)/deps
+	@scripts/fetch-base.sh linux-source-$* $(if $(filter $(BASE_SERIES),$*),$(BASE_VERSION) \
+		$(BASE_SUITE),$(OLD_VERSION) $(OLD_SUITE)) $(B)/deb-$* >$@
+
+$(STATE)/base: $(B)/deb-$(BASE_SERIES).tarball | $(STATE)/deps
+	@$(STAGE) "base tree" scripts/base.sh $(TREE) $$(cat $<) $$(cat $(B)/deb-$(BASE_SERIES)/version) \
+		$(BASE_SERIES)
 	@touch $@
 
 # Rewritten only when the tree changes, so kernels rebuild only then.
 $(STATE)/baseline.rev $(STATE)/patched.rev &: $(STATE)/base FORCE
 	@$(STAGE) "series" scripts/tree.sh $(TREE) patches $(B)/baseline/linux $(STATE)
 
-# Linux 6.12 as it is, measured with its own tool as a check.
+# Linux 7.3 as it is (the base), tested as a check.
 $(STATE)/pristine.rev: $(STATE)/base
 	@scripts/worktree.sh $(TREE) base $(B)/pristine/linux
 	@git -C $(TREE) rev-parse base >$@
@@ -121,7 +141,16 @@ reset-tree: $(STATE)/base
 	@scripts/reset-tree.sh $(TREE)
 	@$(STAGE) "series" scripts/tree.sh $(TREE) patches $(B)/baseline/linux $(STATE)
 
-## 2. Kernels, the dma selftest and the guest's initramfs, per architecture
+## 2. Kernels, the dma_map_benchmark tools and the guest's initramfs, per architecture
+
+# Linux 6.12's tool and the header it was built with, from its source package.
+OLD_TOOL := $(B)/tool-$(OLD_SERIES)
+$(OLD_TOOL)/stamp: $(B)/deb-$(OLD_SERIES).tarball
+	@mkdir -p $(OLD_TOOL)
+	@tar -xJf $$(cat $<) -C $(OLD_TOOL) --strip-components=1 \
+		linux-source-$(OLD_SERIES)/tools/testing/selftests/dma/dma_map_benchmark.c \
+		linux-source-$(OLD_SERIES)/include/linux/map_benchmark.h
+	@touch $@
 
 $(BUSYBOX_x86_64): | $(STATE)/deps
 $(BUSYBOX_arm64): | $(STATE)/deps
@@ -131,13 +160,13 @@ define arch_rules
 $(B)/%/out-$(1)/$(IMAGE_$(1)): $(STATE)/%.rev $(FRAGMENTS_$(1)) scripts/kbuild.sh scripts/kconfig.sh
 	@$(STAGE) "$$* $(1) kernel" scripts/kbuild.sh $(1) $(B)/$$*/linux $(B)/$$*/out-$(1) $(FRAGMENTS_$(1))
 
-$(B)/%/kselftest-$(1)/dma_map_benchmark: $(B)/%/out-$(1)/$(IMAGE_$(1)) scripts/selftest.sh
-	@$(STAGE) "$$* $(1) selftests/dma" scripts/selftest.sh $(1) $(B)/$$*/linux $(B)/$$*/out-$(1) $(B)/$$*/kselftest-$(1)
+$(B)/%/tools-$(1)/dma_map_benchmark: $(B)/%/out-$(1)/$(IMAGE_$(1)) $(OLD_TOOL)/stamp scripts/tools.sh
+	@$(STAGE) "$$* $(1) tools/dma" scripts/tools.sh $(1) $(B)/$$*/linux $(OLD_TOOL) $(B)/$$*/tools-$(1)
 
-$(B)/%/initramfs-$(1).cpio.gz: $(B)/%/kselftest-$(1)/dma_map_benchmark $(call modules,%,$(1)) \
+$(B)/%/initramfs-$(1).cpio.gz: $(B)/%/tools-$(1)/dma_map_benchmark $(call modules,%,$(1)) \
 		$(BUSYBOX_$(1)) $(GUEST) scripts/initramfs.sh
-	@$(STAGE) "$$* $(1) initramfs" scripts/initramfs.sh $(BUSYBOX_$(1)) guest $$@ $$< $$<-6.12 \
-		$(call modules,$$*,$(1))
+	@$(STAGE) "$$* $(1) initramfs" scripts/initramfs.sh $(BUSYBOX_$(1)) guest $$@ $$< $$<-7.3 $$<-6.12 \
+		$(TOOLS_$(1):%=$$<-%) $(call modules,$$*,$(1))
 endef
 $(foreach arch,$(ARCHS),$(eval $(call arch_rules,$(arch))))
 
@@ -151,7 +180,7 @@ $(foreach arch,$(ARCHS),$(foreach m,$(MODULES_$(arch)),$(eval $(call module_rule
 # Named here so that make never takes them for intermediate files, which it
 # would delete after use and not remake when missing.
 BUILT := $(foreach v,baseline patched pristine,$(foreach a,$(ARCHS),\
-	$(call kernel,$(v),$(a)) $(call selftest,$(v),$(a)) $(call initramfs,$(v),$(a)) \
+	$(call kernel,$(v),$(a)) $(call tools,$(v),$(a)) $(call initramfs,$(v),$(a)) \
 	$(call modules,$(v),$(a))))
 $(BUILT):
 
@@ -214,18 +243,16 @@ check-shell:
 
 check-pristine: $(addprefix check-pristine-,$(ARCHS))
 
-# Linux 6.12 as it is, with the test module (no write-combining warning to
-# expect there) and the selftest of its own tree.
+# Linux 7.3 as it is, with the test module and the tools of its own tree.
 check-pristine-%: $(STATE)/pristine.rev
-	@$(TEST) "build $* kernel, Linux 6.12 as it is" \
+	@$(TEST) "build $* kernel, Linux 7.3 as it is" \
 		$(MAKE) --no-print-directory $(call initramfs,pristine,$*)
-	@$(TEST) "boot $*, Linux 6.12 as it is ($(CHECK_MODE_$*))" scripts/boot.sh $* $(CHECK_MODE_$*) \
+	@$(TEST) "boot $*, Linux 7.3 as it is ($(CHECK_MODE_$*))" scripts/boot.sh $* $(CHECK_MODE_$*) \
 		$(call kernel,pristine,$*) $(call initramfs,pristine,$*) \
-		$(B)/check/pristine-$*.log 300 "kunit.enable=1 wb.job=check wb.wb_dma_test=wc_fallback_warns=0"
+		$(B)/check/pristine-$*.log 300 "kunit.enable=1 wb.job=check"
 	@scripts/guest-results.py --no-kunit $(B)/pristine/linux $(B)/check/pristine-$*.log \
-		$*-6.12 $(CHECK)
-	@$(call unmap_boots,$*,pristine,$(UNMAP_MODES_pristine_$*),$*-6.12,\
-		wb.wb_dma_test=wc_fallback_warns=0)
+		$*-7.3 $(CHECK)
+	@$(call unmap_boots,$*,pristine,$(UNMAP_MODES_pristine_$*),$*-7.3)
 
 check-%: $(STATE)/patched.rev $(STATE)/pristine.rev
 	@$(TEST) "build $* kernel" $(MAKE) --no-print-directory $(call initramfs,patched,$*)
@@ -257,7 +284,7 @@ $(DEBUG)/modules-x86_64/wb_dma_test/wb_dma_test.ko: $(DEBUG)/out-x86_64/$(IMAGE_
 	@$(STAGE) "debug x86_64 module wb_dma_test" scripts/module.sh x86_64 $(TREE) $(DEBUG)/out-x86_64 \
 		modules/wb_dma_test $(DEBUG)/modules-x86_64/wb_dma_test
 
-$(DEBUG)/initramfs-x86_64.cpio.gz: $(call selftest,patched,x86_64) \
+$(DEBUG)/initramfs-x86_64.cpio.gz: $(call tools,patched,x86_64) \
 		$(DEBUG)/modules-x86_64/wb_dma_test/wb_dma_test.ko $(GUEST) scripts/initramfs.sh
 	@$(STAGE) "debug x86_64 initramfs" scripts/initramfs.sh $(BUSYBOX_x86_64) guest $@ $^
 
@@ -279,10 +306,10 @@ check-debug-tests: $(STATE)/patched.rev
 		scripts/guest-results.py $(TREE) $$log x86_64-debug-$$mode $(CHECK) || rc=1; \
 	done; exit $$rc
 
-check-bisect: $(STATE)/patched.rev
+check-bisect: $(STATE)/patched.rev $(OLD_TOOL)/stamp
 	@mkdir -p $(dir $(CHECK))
 	@rm -f $(CHECK)
-	@rc=0; scripts/bisect.sh $(TREE) $(B)/bisect configs $(CHECK) || rc=$$?; \
+	@rc=0; scripts/bisect.sh $(TREE) $(B)/bisect configs $(OLD_TOOL) $(CHECK) || rc=$$?; \
 		scripts/summary.sh $(CHECK) $$rc
 
 clean:

@@ -11,7 +11,7 @@ set -eu
 dev=$(bind_benchmark_device) || exit 1
 domain=$(domain_type "$dev")
 seconds=$(wb_arg seconds 1)
-# 6.12's tool knows neither modes nor depth nor JSON: single, depth 1 only.
+# Mainline's tool knows neither depth nor JSON: single, depth 1 only.
 if tool_is_v2; then v2=1; else v2=""; fi
 counters=$(counters_setup)
 

@@ -1,12 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # The test job: KUnit has run during boot; load the test modules (their
-# KUnit suites run at load), run the dma kselftest against the bound device
-# and report it as TAP between WB-KSELFTEST markers: its own TAP when it
-# prints one, else one result for the whole program (6.12); run the
-# benchmark's resource mode against a peer's prefetchable BAR both ways;
-# fuzz the benchmark's ioctl with a fixed seed (wb.fuzz_seed=), its TAP
-# between WB-FUZZ markers.
+# KUnit suites run at load), then run the dma_map_benchmark tools against
+# the bound device as TAP between WB-TOOL markers: every map mode, resource
+# mode on the device's BAR, a BAR it lacks and a range beyond it, a ring of
+# mappings, the text output, a concurrent run, 1024 threads, a 32-bit
+# caller (x86_64), and the unmodified tools of Linux 7.3 and 6.12 (the old
+# ABI). A kernel without the series' tool runs only the old tools' checks.
 set -eu
 # shellcheck source=guest/lib.sh
 . /wb/lib.sh
@@ -15,38 +15,28 @@ set -eu
 run_test_modules
 dev=$(bind_benchmark_device) || exit 1
 echo "WB-INFO domain=$(domain_type "$dev") device=${dev##*/}"
-# The largest mapping whose IOVA is cached per CPU (the series' iova.cache_max=)
-param=/sys/module/iova/parameters/cache_max
-[ ! -r "$param" ] || echo "WB-INFO iova.cache_max=$(cat "$param")"
-rc=0
-if tool_is_v2; then
-	dma_map_benchmark >/tmp/kselftest.out 2>&1 || rc=$?
-else
-	dma_map_benchmark -s 1 -t 1 -g 1 >/tmp/kselftest.out 2>&1 || rc=$?
-fi
-echo "WB-KSELFTEST-BEGIN"
-if grep -q '^TAP version' /tmp/kselftest.out; then
-	cat /tmp/kselftest.out
-	echo "# exit=$rc"
-else
-	echo "TAP version 13"
-	echo "1..1"
-	sed 's/^/# /' /tmp/kselftest.out
-	case $rc in
-	0) echo "ok 1 selftests: dma: dma_map_benchmark" ;;
-	4) echo "ok 1 selftests: dma: dma_map_benchmark # SKIP" ;;
-	*) echo "not ok 1 selftests: dma: dma_map_benchmark # exit=$rc" ;;
-	esac
-fi
-echo "WB-KSELFTEST-END"
-! tool_is_v2 || resource_runs
-! tool_can_fuzz || fuzz_run "$(wb_arg fuzz_seed 20261129)"
 
-# Linux 6.12's own tool, unmodified, against this kernel.
-if [ -x /bin/dma_map_benchmark-6.12 ]; then
-	rc=0
-	dma_map_benchmark-6.12 -s 1 -t 1 -g 1 >/tmp/compat.out 2>&1 || rc=$?
-	sed 's/^/# /' /tmp/compat.out
-	grep -q 'average unmap latency' /tmp/compat.out || [ "$rc" != 0 ] || rc=1
-	echo "WB-COMPAT rc=$rc"
+echo "WB-TOOL-BEGIN"
+echo "TAP version 13"
+if tool_is_v2; then
+	for mode in single sg; do
+		tap_run "mode $mode" dma_map_benchmark -j -m "$mode" -s 1 -t 1 -g 4
+	done
+	tap_run "mode resource: the device's BAR0" dma_map_benchmark -j -m resource -B 0 -s 1 -g 1
+	tap_refused "mode resource: a BAR the device lacks" "Invalid argument" \
+		dma_map_benchmark -m resource -B 1 -s 1 -g 1
+	tap_refused "mode resource: a range beyond the BAR" "Invalid argument" \
+		dma_map_benchmark -m resource -B 0 -s 1 -g 1024
+	tap_run "depth 64, 16 pages, 2 threads" dma_map_benchmark -j -D 64 -s 1 -t 2 -g 16
+	tap_run "text output" dma_map_benchmark -s 1 -t 1 -g 1
+	tap_busy
+	tap_run_timed "1024 threads stop when the run ends" dma_map_benchmark -j -s 1 -t 1024 -g 1
+	if [ -x /bin/dma_map_benchmark-i386 ]; then
+		tap_run "a 32-bit caller (compat ioctl)" dma_map_benchmark-i386 -j -s 1 -t 1 -g 1
+	fi
 fi
+tap_run "Linux 7.3's tool, single mode" dma_map_benchmark-7.3 -s 1 -t 1 -g 1
+tap_run "Linux 7.3's tool, sg mode" dma_map_benchmark-7.3 -m 1 -s 1 -t 1 -g 4
+tap_run "Linux 6.12's tool" dma_map_benchmark-6.12 -s 1 -t 1 -g 1
+echo "1..$TAP_COUNT"
+echo "WB-TOOL-END"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # The job of the debug kernel's boots in 'make check': the test modules, the
-# benchmark matrix named on the command line, the ioctl fuzzer, CPU 1 taken
+# benchmark matrix named on the command line, CPU 1 taken
 # offline and back during a two-thread run (wb.hotplug=1), then a kmemleak
 # scan whose report goes to the console. The workbench fails the boot on any
 # lockdep, KASAN, kmemleak or DMA-API report there.
@@ -11,6 +11,5 @@ set -eu
 
 run_test_modules
 /wb/bench.sh
-! tool_can_fuzz || fuzz_run "$(wb_arg fuzz_seed 20261129)"
 [ "$(wb_arg hotplug 0)" = 0 ] || hotplug_run
 kmemleak_scan

@@ -31,25 +31,71 @@ bind_benchmark_device() {
 	echo "$dev"
 }
 
-# Whether dma_map_benchmark is the series' tool (modes, depth, JSON, TAP) or
-# Linux 6.12's.
+# Whether dma_map_benchmark is the series' tool (its -h lists depth, -D) or
+# mainline's (which has no -h).
 tool_is_v2() {
-	dma_map_benchmark -h 2>/dev/null | grep -q -- '-D'
+	dma_map_benchmark -h 2>&1 | grep -q -- '-D'
 }
 
-# Whether dma_map_benchmark can fuzz its ioctl (-F seed).
-tool_can_fuzz() {
-	dma_map_benchmark -h 2>/dev/null | grep -q -- '-F'
+# TAP for the check job's tool runs: one "ok"/"not ok" line each, the
+# program's output as comments; the plan goes at the end ("1..$TAP_COUNT").
+TAP_COUNT=0
+tap() { # <ok|not ok> <name> [# directive]
+	TAP_COUNT=$((TAP_COUNT + 1))
+	echo "$1 $TAP_COUNT $2"
 }
 
-# Fuzz the ioctl with <seed>; its TAP and exit status between WB-FUZZ
-# markers, as it goes: a hang then shows how far it got.
-fuzz_run() { # <seed>
-	echo "WB-FUZZ-BEGIN"
+tap_skip() { # <name> <reason>
+	tap ok "$1 # SKIP $2"
+}
+
+# The program must succeed and, with -j, report at least one operation.
+tap_run() { # <name> <program> [args...]
+	name=$1
+	shift
 	rc=0
-	dma_map_benchmark -F "$1" 2>&1 || rc=$?
-	echo "# exit=$rc"
-	echo "WB-FUZZ-END"
+	"$@" >/tmp/tap.out 2>&1 || rc=$?
+	sed 's/^/# /' /tmp/tap.out
+	if [ "$rc" = 0 ] && ! grep -q '"ops":0,' /tmp/tap.out; then
+		tap ok "$name"
+	else
+		tap "not ok" "$name # exit=$rc"
+	fi
+}
+
+# tap_run, with the wall time the program took as a comment.
+tap_run_timed() { # <name> <program> [args...]
+	read -r start _ </proc/uptime
+	tap_run "$@"
+	read -r end _ </proc/uptime
+	echo "# wall time: $(echo "$start $end" | awk '{ printf "%.2f", $2 - $1 }') s"
+}
+
+# The program must fail and say <message>.
+tap_refused() { # <name> <message> <program> [args...]
+	name=$1 message=$2
+	shift 2
+	rc=0
+	"$@" >/tmp/tap.out 2>&1 || rc=$?
+	sed 's/^/# /' /tmp/tap.out
+	if [ "$rc" != 0 ] && grep -q "$message" /tmp/tap.out; then
+		tap ok "$name"
+	else
+		tap "not ok" "$name # exit=$rc"
+	fi
+}
+
+# A second run while one is running is refused with EBUSY; the first ends well.
+tap_busy() {
+	dma_map_benchmark -j -s 3 -t 1 -g 1 >/tmp/busy.out 2>&1 &
+	pid=$!
+	sleep 1
+	tap_refused "a concurrent run gets EBUSY" "Device or resource busy" \
+		dma_map_benchmark -s 1 -t 1 -g 1
+	rc=0
+	wait "$pid" || rc=$?
+	sed 's/^/# /' /tmp/busy.out
+	if [ "$rc" = 0 ]; then tap ok "the run it met ends well"; else tap "not ok" "the run it met ends well # exit=$rc"; fi
 }
 
 # The IOMMU default domain type of a device: DMA, DMA-FQ, identity or none.
@@ -173,27 +219,6 @@ run_test_modules() {
 			echo "WB-KTAP-END"
 		done
 		rmmod "$name"
-	done
-}
-
-# The physical start of a PCI device's BAR <n>, in hex.
-bar_start() { # <sysfs device dir> <n>
-	sed -n "$(($2 + 1))p" "$1/resource" | cut -d' ' -f1
-}
-
-# The benchmark's resource mode against a peer's prefetchable BAR (QEMU's
-# ivshmem, BAR2, on arm64) with and without DMA_ATTR_WRITE_COMBINE: one line
-# "WB-RESOURCE attrs=<none|write_combine> rc=<exit>" each.
-resource_runs() {
-	shm=$(pci_find 0x1af4 0x1110) || return 0
-	phys=$(bar_start "$shm" 2)
-	for attrs in none write_combine; do
-		set -- -m resource -p "$phys" -s 1 -t 1 -g 1
-		[ "$attrs" = none ] || set -- "$@" -a "$attrs"
-		rc=0
-		dma_map_benchmark "$@" >/tmp/resource.out 2>&1 || rc=$?
-		sed 's/^/# /' /tmp/resource.out
-		echo "WB-RESOURCE attrs=$attrs rc=$rc"
 	done
 }
 

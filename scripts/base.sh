@@ -1,20 +1,23 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Unpack Debian's linux-source-6.12 into <tree> and make it a git repository
-# whose root commit, tagged "base", is the pristine source.
-# Usage: base.sh <tree> <tarball> <package version>
+# Unpack Debian's linux-source tarball into <tree> and make it a git
+# repository whose root commit, tagged "base", is the pristine source.
+# Usage: base.sh <tree> <tarball> <package version> <major.minor>
 set -eu
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-tree=$1 tarball=$2 pkgver=$3
+tree=$1 tarball=$2 pkgver=$3 series=$4
 
 if git -C "$tree" rev-parse -q --verify refs/tags/base >/dev/null 2>&1; then
-	say "base: Linux $(git -C "$tree" show base:Makefile | kernel_version -) (kept)"
-	exit 0
+	version=$(git -C "$tree" show base:Makefile | kernel_version -)
+	case $version in
+	"$series".*) say "base: Linux $version (kept)"; exit 0 ;;
+	*) say "base: the tree holds Linux $version, not $series: unpacking again" ;;
+	esac
 fi
 
-[ -r "$tarball" ] || die "base tarball $tarball is missing (package linux-source-6.12)"
+[ -r "$tarball" ] || die "base tarball $tarball is missing"
 rm -rf "$tree" "$tree.unpack"
 mkdir -p "$tree.unpack"
 say "unpacking $tarball"
@@ -24,8 +27,8 @@ rmdir "$tree.unpack"
 
 version=$(kernel_version "$tree/Makefile")
 case $version in
-6.12.*) ;;
-*) die "base is Linux $version, not 6.12 ($tarball)" ;;
+"$series".*) ;;
+*) die "base is Linux $version, expected $series.x ($tarball)" ;;
 esac
 
 say "making the base a git repository (about a minute)"
@@ -39,6 +42,6 @@ git -C "$tree" add -A -f
 GIT_AUTHOR_NAME=base GIT_AUTHOR_EMAIL=base@localhost \
 GIT_COMMITTER_NAME=base GIT_COMMITTER_EMAIL=base@localhost \
 GIT_AUTHOR_DATE='2025-01-01T00:00:00Z' GIT_COMMITTER_DATE='2025-01-01T00:00:00Z' \
-	git -C "$tree" commit -q -m "Linux $version (Debian linux-source-6.12 $pkgver)"
+	git -C "$tree" commit -q -m "Linux $version (Debian linux-source-$series $pkgver)"
 git -C "$tree" tag base
-say "base: Linux $version (Debian linux-source-6.12 $pkgver), commit $(git -C "$tree" rev-parse --short base)"
+say "base: Linux $version (Debian linux-source-$series $pkgver), commit $(git -C "$tree" rev-parse --short base)"

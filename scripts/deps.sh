@@ -1,15 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Install the Debian packages the workbench needs, only those missing.
-# Usage: deps.sh <linux-source package version>
+# Usage: deps.sh
 set -eu
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-base_version=$1
 packages="build-essential bc bison flex libelf-dev libssl-dev cpio kmod
-	xz-utils git perl python3 python3-ply python3-git ccache sparse gnuplot-nox
-	shellcheck
+	xz-utils rsync git perl python3 python3-ply python3-git ccache sparse gnuplot-nox
+	shellcheck gcc-i686-linux-gnu libc6-dev-i386-cross
 	qemu-system-x86 qemu-system-arm gcc-aarch64-linux-gnu
 	libc6-dev-arm64-cross busybox-static"
 
@@ -22,9 +21,6 @@ missing=""
 for p in $packages; do
 	[ -n "$(installed_version "$p")" ] || missing="$missing $p"
 done
-if [ "$(installed_version linux-source-6.12)" != "$base_version" ]; then
-	missing="$missing linux-source-6.12=$base_version"
-fi
 [ -n "$missing" ] || exit 0
 
 [ "$(id -u)" = 0 ] || die "missing packages:$missing (run as root or install them)"

@@ -21,7 +21,7 @@ base_line="Applies to $(git -C "$tree" log -1 --format=%s base)."
 cover_description() {
 	desc=$(git -C "$tree" config branch.series.description || true)
 	[ -n "$desc" ] || desc=$(printf '%s\n\n%s\n' "iommu-fastpath: cheap DMA mapping with an IOMMU" "$base_line")
-	printf '%s\n' "$desc" | sed "s/^Applies to Linux 6\.12.*/$base_line/"
+	printf '%s\n' "$desc" | sed "s/^Applies to Linux .*/$base_line/"
 }
 
 out=$(mktemp -d)
@@ -36,7 +36,7 @@ if [ "$count" -gt 0 ]; then
 fi
 
 {
-	echo "# iommu-fastpath series for Linux 6.12, applied in this order."
+	echo "# iommu-fastpath series v2 for Linux 7.3, applied in this order."
 	echo "# Patches above baseline-end are in both measured kernels (the benchmark)."
 	for f in "$out"/0*.patch; do
 		case ${f##*/} in 0000-cover-letter.patch | "0*.patch") ;; *) echo "${f##*/}" ;; esac

@@ -10,8 +10,8 @@ before the guest's init (not with --no-kunit), the test modules' from
 between WB-KTAP markers. wb_dma_unmap's count of stale-IOVA faults is one
 result more, with the numbers in its name. Any kernel warning, BUG, oops,
 lockdep, KASAN, kmemleak or DMA-API debug report in the console fails.
-The kselftest TAP between the guest's WB-KSELFTEST markers gives one result
-per test; WB-MODULE and WB-RESOURCE lines one result each.
+The tool runs' TAP between the guest's WB-TOOL markers gives one result per
+test; WB-MODULE and WB-HOTPLUG lines one result each.
 """
 
 import json
@@ -87,7 +87,7 @@ PLAN = re.compile(r"^1\.\.(\d+)")
 EXIT = re.compile(r"^# exit=(\d+)")
 
 
-def record_kselftest(log, label, results, marker="WB-KSELFTEST", required=True):
+def record_tap(log, label, results, marker="WB-TOOL", required=True):
     """One result per TAP line between <marker>-BEGIN and <marker>-END; a
     short count or a bad exit is one failure, and so is no TAP at all when
     <required>."""
@@ -104,9 +104,9 @@ def record_kselftest(log, label, results, marker="WB-KSELFTEST", required=True):
             elif inside and EXIT.match(line):
                 exit_status = int(EXIT.match(line).group(1))
             elif inside and SKIP_ONLY.match(line):
-                # kselftest's "ok N # SKIP <reason>": the reason names it
+                # "ok N # SKIP <reason>": the reason names it
                 found += 1
-                record(results, "SKIP", f"kselftest {label} {SKIP_ONLY.match(line).group(1)}")
+                record(results, "SKIP", f"tool {label} {SKIP_ONLY.match(line).group(1)}")
             elif inside:
                 match = TAP.match(line)
                 if match:
@@ -114,25 +114,15 @@ def record_kselftest(log, label, results, marker="WB-KSELFTEST", required=True):
                     verdict, name, directive = match.groups()
                     status = "SKIP" if directive == "SKIP" else (
                         "PASS" if verdict == "ok" else "FAIL")
-                    record(results, status, f"kselftest {label} {name}")
+                    record(results, status, f"tool {label} {name}")
     if not found and planned is None and not required:
         return
     if not found and planned != 0:
-        record(results, "FAIL", f"kselftest {label}: no TAP results in the console")
+        record(results, "FAIL", f"tool {label}: no TAP results in the console")
     elif planned is not None and found < planned:
-        record(results, "FAIL", f"kselftest {label}: {found} of {planned} planned results")
+        record(results, "FAIL", f"tool {label}: {found} of {planned} planned results")
     if exit_status not in (0, 4):
-        record(results, "FAIL", f"kselftest {label}: exit status {exit_status}")
-
-
-def record_compat(log, label, results):
-    """Linux 6.12's unmodified tool against this kernel, where the guest ran it."""
-    with open(log, errors="replace") as console:
-        for line in console:
-            match = re.match(r"^WB-COMPAT rc=(\d+)", line)
-            if match:
-                status = "PASS" if match.group(1) == "0" else "FAIL"
-                record(results, status, f"Linux 6.12's dma_map_benchmark binary on {label}")
+        record(results, "FAIL", f"tool {label}: exit status {exit_status}")
 
 
 def record_runs(log, label, results):
@@ -146,8 +136,7 @@ def record_runs(log, label, results):
 
 
 def record_markers(log, label, results):
-    """A test module's load, each resource-mode run of the benchmark, the
-    CPU hotplug run."""
+    """A test module's load, the CPU hotplug run."""
     with open(log, errors="replace") as console:
         for line in console:
             match = re.match(r"^WB-HOTPLUG rc=(\S+)(.*)", line)
@@ -161,11 +150,6 @@ def record_markers(log, label, results):
             if match:
                 status = "PASS" if match.group(2) == "0" else "FAIL"
                 record(results, status, f"load test module {match.group(1)} on {label}")
-            match = re.match(r"^WB-RESOURCE attrs=(\S+) rc=(\d+)", line)
-            if match:
-                status = "PASS" if match.group(2) == "0" else "FAIL"
-                record(results, status, "dma_map_benchmark resource mode on ivshmem's "
-                       f"prefetchable BAR2, attrs={match.group(1)}, on {label}")
 
 
 # What the kernel prints when something is wrong: WARN*() and lockdep
@@ -215,12 +199,10 @@ def main():
         record_stale_faults(ktap, label, results)
     record_markers(log, label, results)
     record_runs(log, label, results)
-    # Only the check job runs the kselftest (not the unmap suite's boots).
+    # Only the check job runs the tools (not the unmap suite's boots).
     with open(log, errors="replace") as console:
         check_job = "WB-BEGIN job=check" in console.read()
-    record_kselftest(log, label, results, required=check_job)
-    record_kselftest(log, label, results, "WB-FUZZ", required=False)
-    record_compat(log, label, results)
+    record_tap(log, label, results, required=check_job)
     record_kernel_reports(log, label, results)
 
 

@@ -14,7 +14,7 @@ mkdir -p "$out"
 cmp -s <(cat "$@") "$out/wb.config" 2>/dev/null && [ -f "$out/.config" ] && exit 0
 
 # Whether the tree's Kconfig defines CONFIG_<symbol>: the series adds options
-# (its KUnit suites) that the baseline and Linux 6.12 do not have.
+# (its KUnit suites) that the baseline and Linux 7.3 do not have.
 defined() { # <symbol>
 	grep -rqsE --include='Kconfig*' "^[[:space:]]*(menu)?config[[:space:]]+$1\$" "$tree"
 }

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Apply the series to a user's own Linux 6.12 git tree, on a new branch
+# Apply the series to a user's own Linux 7.3 git tree, on a new branch
 # "iommu-fastpath" from its HEAD. Refuses a dirty tree; on failure the tree
 # is left as it was.
 # Usage: ksrc.sh <tree> <patch dir>
@@ -10,12 +10,12 @@ set -eu
 
 ksrc=$1 patches=$2
 branch=iommu-fastpath
-[ -n "$ksrc" ] || die "usage: make apply KSRC=<your Linux 6.12 git tree>"
+[ -n "$ksrc" ] || die "usage: make apply KSRC=<your Linux 7.3 git tree>"
 git -C "$ksrc" rev-parse --git-dir >/dev/null 2>&1 || die "$ksrc is not a git tree"
 version=$(kernel_version "$ksrc/Makefile")
 case $version in
-6.12.*) ;;
-*) die "$ksrc is Linux $version, not 6.12" ;;
+7.3.*) ;;
+*) die "$ksrc is Linux $version, not 7.3" ;;
 esac
 [ -z "$(git -C "$ksrc" status --porcelain --untracked-files=no)" ] ||
 	die "$ksrc has uncommitted changes: commit or stash them first"

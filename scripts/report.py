@@ -21,7 +21,7 @@ import sys
 MODES = ["off", "lazy", "strict", "cm"]
 BLOCK = re.compile(r"^WB-(RUN|COUNT) ?(.*)$")
 END = re.compile(r"^WB-(RUN|COUNT)-END rc=(\d+)")
-# Linux 6.12's tool: "average map latency(us):0.8 standard deviation:0.3"
+# Linux 7.3's tool (and 6.12's): "average map latency(us):0.8 standard deviation:0.3"
 UPSTREAM = re.compile(r"average (map|unmap) latency\(us\):([\d.]+) standard deviation:([\d.]+)")
 STATS = ("mean", "p50", "p99")
 KEY = ("mode", "map", "granule", "threads", "depth")
@@ -130,7 +130,7 @@ def rows(baseline, patched):
             for stat in STATS:
                 row[f"base_{op}_{stat}"] = b.get(f"{op}_{stat}")
                 row[f"patched_{op}_{stat}"] = p.get(f"{op}_{stat}")
-            # p50 where the tool has it, else the mean (Linux 6.12's tool).
+            # p50 where the tool has it, else the mean (mainline's tool).
             stat = "p50" if p.get(f"{op}_p50") and b.get(f"{op}_p50") else "mean"
             row[f"ratio_{op}"] = ratio(p.get(f"{op}_{stat}"), b.get(f"{op}_{stat}"))
             row[f"vs_direct_{op}"] = ratio(p.get(f"{op}_{stat}"), direct.get(f"{op}_{stat}"))
@@ -170,7 +170,7 @@ def latency_columns(op):
 
 def print_tables(table, accel):
     print(f"{accel}. Latencies in ns per call. p/b = patched/baseline, /direct = "
-          "patched/(patched, IOMMU off); both on p50 (on the mean for 6.12's tool).\n")
+          "patched/(patched, IOMMU off); both on p50 (on the mean for mainline's tool).\n")
     for op in ("map", "unmap"):
         print_table(f"dma_{op}", table, latency_columns(op))
     counters = [("base_qi_per_1k_unmaps", "qi_submit_sync/1k unmaps: base", 30),

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Make <tree> the base plus the series in <patch dir>, on branch "series",
 # unless it already is; put the baseline worktree on the base plus the
-# patches above the series' baseline-end marker; record both revisions.
+# patches above the series' baseline-end marker (or the first
+# $WB_BASELINE_PATCHES patches); record both revisions.
 # Usage: tree.sh <tree> <patch dir> <baseline worktree> <state dir>
 set -eu
 # shellcheck source=scripts/lib.sh
@@ -52,7 +53,8 @@ elif [ "$(rev HEAD)" != "$(rev refs/wb/applied)" ]; then
 	warn "$tree has commits not in patches/ yet: building them; 'make export' saves them"
 fi
 
-count=$(series_baseline_count "$patches/series")
+# WB_BASELINE_PATCHES overrides the marker: 0 measures the base as it is.
+count=${WB_BASELINE_PATCHES:-$(series_baseline_count "$patches/series")}
 if [ "$count" = 0 ]; then
 	base_rev=$(rev base)
 else

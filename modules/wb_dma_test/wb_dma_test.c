@@ -12,9 +12,8 @@
  * before the benchmark takes edu.
  *
  * Suite wb_dma_resource: dma_map_resource() of ivshmem's prefetchable BAR2
- * with and without DMA_ATTR_WRITE_COMBINE, and of its non-prefetchable
- * register BAR0 with the attribute, which must still work, as MMIO, and
- * warn.
+ * and of its non-prefetchable register BAR0: DMA through either mapping
+ * must land.
  *
  * Suite wb_dma_unmap: after dma_unmap_single() the IOVA must no longer reach
  * the buffer. Strict mode invalidates the IOTLB before the unmap returns;
@@ -59,11 +58,6 @@
 #define IVSHMEM_BAR_REGS	0	/* 32-bit, not prefetchable */
 #define IVSHMEM_BAR_SHMEM	2	/* 64-bit prefetchable, RAM behind it */
 #define IVSHMEM_INTRMASK	0	/* a read-write register */
-
-static bool wc_fallback_warns = true;
-module_param(wc_fallback_warns, bool, 0444);
-MODULE_PARM_DESC(wc_fallback_warns,
-		 "expect the warning of a write-combining request on a non-prefetchable BAR (kernels with the series)");
 
 static struct pci_dev *edu;		/* bound to this module's driver */
 static void __iomem *edu_regs;
@@ -148,11 +142,11 @@ static void need_devices(struct kunit *test)
 }
 
 /*
- * Map @len bytes at @offset of ivshmem's BAR @bar for edu with @attrs, have
- * edu write a pattern through the mapping and check that all of it landed.
+ * Map @len bytes at @offset of ivshmem's BAR @bar for edu, have edu write a
+ * pattern through the mapping and check that all of it landed.
  */
 static void check_dma_into_bar(struct kunit *test, int bar, size_t offset,
-			       size_t len, unsigned long attrs, u8 seed)
+			       size_t len, u8 seed)
 {
 	phys_addr_t phys = pci_resource_start(ivshmem, bar) + offset;
 	void __iomem *cpu;
@@ -165,91 +159,38 @@ static void check_dma_into_bar(struct kunit *test, int bar, size_t offset,
 	KUNIT_ASSERT_NOT_NULL(test, cpu);
 	bar_clear(cpu, len);
 
-	iova = dma_map_resource(&edu->dev, phys, len, DMA_FROM_DEVICE, attrs);
+	iova = dma_map_resource(&edu->dev, phys, len, DMA_FROM_DEVICE, 0);
 	if (dma_mapping_error(&edu->dev, iova)) {
 		pci_iounmap(ivshmem, cpu);
 		KUNIT_FAIL_AND_ABORT(test, "dma_map_resource(%pa) failed", &phys);
 	}
 	ret = edu_write_pattern(iova, len, seed);
-	dma_unmap_resource(&edu->dev, iova, len, DMA_FROM_DEVICE, attrs);
+	dma_unmap_resource(&edu->dev, iova, len, DMA_FROM_DEVICE, 0);
 
 	landed = bar_bytes_matching(cpu, len, seed);
 	pci_iounmap(ivshmem, cpu);
 	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "edu's DMA failed or did not finish");
-	kunit_info(test, "%zu of %zu bytes landed in ivshmem BAR%d at %pa through IOVA %pad (%s)\n",
-		   landed, len, bar, &phys, &iova,
-		   attrs & DMA_ATTR_WRITE_COMBINE ? "DMA_ATTR_WRITE_COMBINE" :
-						    "no attribute");
+	kunit_info(test, "%zu of %zu bytes landed in ivshmem BAR%d at %pa through IOVA %pad\n",
+		   landed, len, bar, &phys, &iova);
 	KUNIT_EXPECT_EQ(test, landed, len);
 }
 
 static void resource_prefetchable_bar(struct kunit *test)
 {
 	need_devices(test);
-	check_dma_into_bar(test, IVSHMEM_BAR_SHMEM, 0, EDU_TRANSFER, 0, 0x11);
+	check_dma_into_bar(test, IVSHMEM_BAR_SHMEM, 0, EDU_TRANSFER, 0x11);
 }
 
-static void resource_prefetchable_bar_wc(struct kunit *test)
+/* A register BAR: the mapping is MMIO, and DMA into it must land too */
+static void resource_registers_bar(struct kunit *test)
 {
 	need_devices(test);
-	check_dma_into_bar(test, IVSHMEM_BAR_SHMEM, SZ_64K, EDU_TRANSFER,
-			   DMA_ATTR_WRITE_COMBINE, 0x5a);
-}
-
-/* Registers refuse write-combining, but the mapping must still work */
-static void resource_registers_wc_still_work(struct kunit *test)
-{
-	need_devices(test);
-	check_dma_into_bar(test, IVSHMEM_BAR_REGS, IVSHMEM_INTRMASK, 4,
-			   DMA_ATTR_WRITE_COMBINE, 0xa5);
-}
-
-/* Whether the kernel log has a line holding both strings */
-static bool log_has(const char *a, const char *b)
-{
-	struct kmsg_dump_iter iter;
-	bool found = false;
-	size_t len;
-	char *line;
-
-	line = kmalloc(1024, GFP_KERNEL);
-	if (!line)
-		return false;
-	kmsg_dump_rewind(&iter);
-	while (!found && kmsg_dump_get_line(&iter, false, line, 1023, &len)) {
-		line[len] = '\0';
-		found = strstr(line, a) && strstr(line, b);
-	}
-	kfree(line);
-	return found;
-}
-
-static void resource_registers_wc_warns(struct kunit *test)
-{
-	phys_addr_t phys;
-	dma_addr_t iova;
-
-	need_devices(test);
-	if (!wc_fallback_warns)
-		kunit_skip(test, "wc_fallback_warns=0: this kernel has no such warning");
-	/* Warned once already if the case above ran: map anyway */
-	phys = pci_resource_start(ivshmem, IVSHMEM_BAR_REGS);
-	iova = dma_map_resource(&edu->dev, phys, 4, DMA_FROM_DEVICE,
-				DMA_ATTR_WRITE_COMBINE);
-	KUNIT_ASSERT_FALSE(test, dma_mapping_error(&edu->dev, iova));
-	dma_unmap_resource(&edu->dev, iova, 4, DMA_FROM_DEVICE,
-			   DMA_ATTR_WRITE_COMBINE);
-	KUNIT_EXPECT_TRUE_MSG(test, log_has(dev_name(&edu->dev),
-					    "DMA_ATTR_WRITE_COMBINE ignored"),
-			      "no warning naming %s in the kernel log",
-			      dev_name(&edu->dev));
+	check_dma_into_bar(test, IVSHMEM_BAR_REGS, IVSHMEM_INTRMASK, 4, 0xa5);
 }
 
 static struct kunit_case wb_dma_resource_cases[] = {
 	KUNIT_CASE(resource_prefetchable_bar),
-	KUNIT_CASE(resource_prefetchable_bar_wc),
-	KUNIT_CASE(resource_registers_wc_still_work),
-	KUNIT_CASE(resource_registers_wc_warns),
+	KUNIT_CASE(resource_registers_bar),
 	{}
 };
 

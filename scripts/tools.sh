@@ -1,0 +1,45 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Build, statically for <arch>, the dma_map_benchmark tools a guest runs:
+# the tree's own (tools/dma, with its Makefile; on x86_64 also for i386, a
+# 32-bit caller), and unmodified, the base's (Linux 7.3's) and Linux 6.12's,
+# each with the uapi header of its own kernel: the guest checks that their
+# callers still work.
+# Usage: tools.sh <arch> <tree> <Linux 6.12 tool dir> <output dir>
+set -eu
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+arch=$1 tree=$(realpath "$2") old=$(realpath "$3") out=$4
+cross=$(cross_prefix "$arch")
+mkdir -p "$out"
+out=$(realpath "$out")
+
+make -C "$tree/tools/dma" OUTPUT="$out/" CC="${cross}gcc -static" >"$out/build.log" 2>&1 ||
+	{ show_tail "$out/build.log" 40; die "tools/dma does not build for $arch"; }
+
+# <name>: a program built from <source> with <header> as linux/map_benchmark.h
+# (with <compiler>, default the architecture's)
+build_unmodified() { # <name> <source> <header> [compiler]
+	mkdir -p "$out/include-$1/linux"
+	cp "$3" "$out/include-$1/linux/map_benchmark.h"
+	"${4:-${cross}gcc}" -static -O2 -D_GNU_SOURCE -I"$out/include-$1" -o "$out/$1" "$2" \
+		2>>"$out/build.log" || { show_tail "$out/build.log" 20; die "$1 does not build for $arch"; }
+}
+
+git -C "$tree" show base:tools/dma/dma_map_benchmark.c >"$out/dma_map_benchmark-7.3.c"
+git -C "$tree" show base:include/uapi/linux/map_benchmark.h >"$out/map_benchmark-7.3.h"
+build_unmodified dma_map_benchmark-7.3 "$out/dma_map_benchmark-7.3.c" "$out/map_benchmark-7.3.h"
+build_unmodified dma_map_benchmark-6.12 "$old/tools/testing/selftests/dma/dma_map_benchmark.c" \
+	"$old/include/linux/map_benchmark.h"
+
+extra=""
+if [ "$arch" = x86_64 ]; then
+	build_unmodified dma_map_benchmark-i386 "$tree/tools/dma/dma_map_benchmark.c" \
+		"$tree/include/uapi/linux/map_benchmark.h" i686-linux-gnu-gcc
+	extra=", dma_map_benchmark-i386"
+fi
+
+# make leaves an up-to-date program alone; the caller's stamp is its time.
+touch "$out"/dma_map_benchmark*
+say "  tools ($arch): dma_map_benchmark, dma_map_benchmark-7.3, dma_map_benchmark-6.12$extra"
