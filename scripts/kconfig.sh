@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Configure a kernel as allnoconfig plus fragments, unless it already is;
+# Configure a kernel as allnoconfig plus fragments, unless it already is
+# (with every requested option still set);
 # fail when a requested option did not survive (missing dependencies), except
 # an option the tree does not define at all.
 # Usage: kconfig.sh <arch> <tree> <outdir> <fragment>...
@@ -11,7 +12,6 @@ set -eu
 arch=$1 tree=$2 out=$3
 shift 3
 mkdir -p "$out"
-cmp -s <(cat "$@") "$out/wb.config" 2>/dev/null && [ -f "$out/.config" ] && exit 0
 
 # Whether the tree's Kconfig defines CONFIG_<symbol>: the series adds options
 # (its KUnit suites) that the baseline and Linux 7.3 do not have.
@@ -29,6 +29,13 @@ lost_options() {
 		esac
 	done
 }
+
+# Configured from these fragments, and nothing lost since (a tree whose
+# Kconfig changed under the configuration, as across a rebase, drops options).
+if cmp -s <(cat "$@") "$out/wb.config" 2>/dev/null && [ -f "$out/.config" ] &&
+	[ -z "$(lost_options "$@")" ]; then
+	exit 0
+fi
 
 cat "$@" >"$out/wb.config.new"
 kernel_make "$arch" "$tree" "$(realpath "$out")" -s KCONFIG_ALLCONFIG="$(realpath "$out/wb.config.new")" \
