@@ -23,11 +23,20 @@ fi
 
 # One line per diagnostic, without paths and line numbers, so that the same
 # warning in both trees compares equal even when the code around it moved.
+# The object a C file is compiled into: its own, or, for a file another one
+# #includes (a KUnit suite built into the code it tests), the includer's.
+object_of() { # <tree> <file>
+	includer=$(grep -lF "#include \"${2##*/}\"" "$1/$(dirname "$2")"/*.c 2>/dev/null | head -n 1)
+	[ -z "$includer" ] || set -- "$1" "${includer#"$1"/}"
+	echo "${2%.c}.o"
+}
+
 diagnostics() { # <tree> <out>
 	objects=""
 	for f in $files; do
-		[ -f "$1/$f" ] && objects="$objects ${f%.c}.o"
+		[ -f "$1/$f" ] && objects="$objects $(object_of "$1" "$f")"
 	done
+	objects=$(echo "$objects" | tr ' ' '\n' | sort -u | tr '\n' ' ')
 	[ -n "$objects" ] || return 0
 	# shellcheck disable=SC2086 # a list of objects
 	kernel_make "$arch" "$(realpath "$1")" "$(realpath "$2")" -k W=1 C=2 $objects 2>&1 |
