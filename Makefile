@@ -12,7 +12,7 @@
 #   make apply KSRC=<a 7.3 git tree>   apply the series to your own tree
 #   make check-bisect  build both architectures after every patch
 #   make check-debug   only check's debug kernel (lockdep, KASAN, kmemleak,
-#                      DMA API debugging): every IOMMU mode, fuzzing, CPU hotplug
+#                      DMA API debugging): every IOMMU mode, CPU hotplug
 #   make reset-tree    take patches/ again, dropping unexported tree commits
 #   make clean-results measure again on the next make
 #   make clean         remove build/ (ccache stays)
@@ -98,7 +98,7 @@ initramfs = $(B)/$(1)/initramfs-$(2).cpio.gz
 modules = $(foreach m,$(MODULES_$(2)),$(B)/$(1)/modules-$(2)/$(m)/$(m).ko)
 
 .PHONY: all report check check-tests check-series check-shell check-pristine tree export \
-	apply check-bisect check-debug check-debug-tests reset-tree clean-results clean FORCE
+	apply check-bisect check-debug check-debug-tests check-deps reset-tree clean-results clean FORCE
 
 all: report
 
@@ -219,7 +219,7 @@ check: $(STATE)/deps
 	@rc=0; $(MAKE) --no-print-directory -k check-tests || rc=$$?; \
 		scripts/summary.sh $(CHECK) $$rc
 
-check-tests: check-series check-shell $(addprefix check-,$(ARCHS)) check-pristine check-debug-tests
+check-tests: check-series check-shell check-deps $(addprefix check-,$(ARCHS)) check-pristine check-debug-tests
 
 # Boot <arch>'s <kernel> once per mode in <modes> running only the unmap
 # suite, and record each boot's results as <label>-<mode>.
@@ -240,6 +240,12 @@ check-series: $(STATE)/patched.rev
 
 check-shell:
 	@$(TEST) "shellcheck of the workbench" shellcheck -x scripts/*.sh guest/init guest/*.sh .ci/run
+
+# deps.sh in a fresh Debian 12 root (debootstrap): its package list gives
+# every command the workbench calls, whatever this machine happens to have.
+check-deps: $(STATE)/deps
+	@mkdir -p $(B)/fresh $(dir $(CHECK))
+	@$(TEST) "deps.sh on a fresh Debian 12" scripts/fresh-deps.sh $(B)/fresh
 
 check-pristine: $(addprefix check-pristine-,$(ARCHS))
 
@@ -267,8 +273,8 @@ check-%: $(STATE)/patched.rev $(STATE)/pristine.rev
 
 # The patched x86_64 kernel with lockdep, KASAN, kmemleak and DMA API
 # debugging (configs/debug.config), its own test module (struct layouts
-# differ), the patched selftest, booted in each IOMMU mode with KUnit, a
-# small benchmark matrix, the fuzzer and, in lazy mode, CPU hotplug during
+# differ), the tools, booted in each IOMMU mode with KUnit, a
+# small benchmark matrix and, in lazy mode, CPU hotplug during
 # a run.
 DEBUG := $(B)/debug
 FRAGMENTS_debug := $(FRAGMENTS_x86_64) configs/debug.config

@@ -1,6 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Install the Debian packages the workbench needs, only those missing.
+# Install the Debian packages the workbench needs, only those missing, then
+# check that every command the workbench calls is there: a command whose
+# package is missing from the list is named here, not by a stage that
+# fails later on a machine that happens to lack it.
 # Usage: deps.sh
 set -eu
 # shellcheck source=scripts/lib.sh
@@ -8,9 +11,26 @@ set -eu
 
 packages="build-essential bc bison flex libelf-dev libssl-dev cpio kmod
 	xz-utils rsync git perl python3 python3-ply python3-git ccache sparse gnuplot-nox
-	shellcheck gcc-i686-linux-gnu libc6-dev-i386-cross
+	shellcheck gcc-i686-linux-gnu libc6-dev-i386-cross debootstrap
 	qemu-system-x86 qemu-system-arm gcc-aarch64-linux-gnu
 	libc6-dev-arm64-cross busybox-static"
+
+# The commands the workbench's scripts, the kernel build and the guests call.
+commands="make gcc bc bison flex perl python3 git ccache sparse gnuplot shellcheck
+	cpio gzip xz tar rsync depmod sha256sum cmp diff patch awk timeout
+	i686-linux-gnu-gcc aarch64-linux-gnu-gcc qemu-system-x86_64 qemu-system-aarch64
+	busybox apt-get dpkg-deb dpkg-query debootstrap chroot"
+
+missing_commands() {
+	for c in $commands; do
+		command -v "$c" >/dev/null || printf ' %s' "$c"
+	done
+}
+
+check_commands() {
+	lost=$(missing_commands)
+	[ -z "$lost" ] || die "commands missing after installing the packages:$lost"
+}
 
 installed_version() { # <package>
 	dpkg-query -W -f='${db:Status-Abbrev} ${Version}\n' "$1" 2>/dev/null |
@@ -21,7 +41,10 @@ missing=""
 for p in $packages; do
 	[ -n "$(installed_version "$p")" ] || missing="$missing $p"
 done
-[ -n "$missing" ] || exit 0
+if [ -z "$missing" ]; then
+	check_commands
+	exit 0
+fi
 
 [ "$(id -u)" = 0 ] || die "missing packages:$missing (run as root or install them)"
 say "installing:$missing"
@@ -34,3 +57,4 @@ if ! apt-get install -y -qq --no-install-recommends --allow-downgrades $missing 
 			die "missing package $p could not be installed"
 	done
 fi
+check_commands

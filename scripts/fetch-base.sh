@@ -20,13 +20,8 @@ if [ -r "$tarball" ] && [ -s "$work/version" ]; then
 	exit 0
 fi
 
-# The archive the machine takes <suite> from, if it has it (bookworm-security
-# is on the security archive); else the one it takes Debian itself from.
-archive_of() { # <suite>
-	# shellcheck disable=SC2016 # $(...) is apt's format, not the shell's
-	apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 'Created-By: Packages' 2>/dev/null |
-		awk -v suite="$1" '$2 == suite { print $1; exit }'
-}
+# The archive the machine takes <suite> from (bookworm-security is on the
+# security archive); else the one it takes Debian itself from.
 archive=$(archive_of "$suite")
 # shellcheck source=/dev/null
 [ -n "$archive" ] || archive=$(archive_of "$(. /etc/os-release && echo "$VERSION_CODENAME")")

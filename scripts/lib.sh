@@ -69,3 +69,10 @@ record() { # <results> PASS|FAIL|SKIP <name>
 	echo "$2 $3" >>"$1"
 	say "$2: $3"
 }
+
+# The archive URI the machine's apt takes <suite> from, empty if none.
+archive_of() { # <suite>
+	# shellcheck disable=SC2016 # $(...) is apt's format, not the shell's
+	apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 'Created-By: Packages' 2>/dev/null |
+		awk -v suite="$1" '$2 == suite { print $1; exit }'
+}

@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Prove deps.sh's package list on a really fresh Debian 12: debootstrap a
+# minimal root (no compiler, no rsync, nothing the machine happens to have),
+# run deps.sh in it, which installs the packages and then fails naming any
+# command the workbench calls that is still missing.
+# Usage: fresh-deps.sh <workdir>
+set -eu
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+work=$1
+root=$work/root
+[ "$(id -u)" = 0 ] || die "fresh-deps.sh needs root (debootstrap and chroot)"
+command -v debootstrap >/dev/null || die "missing command debootstrap (package debootstrap)"
+archive=$(archive_of bookworm)
+[ -n "$archive" ] || archive=http://deb.debian.org/debian/
+
+# A run that was killed may have left /proc mounted in the old root.
+umount "$root/proc" 2>/dev/null || true
+rm -rf "$root"
+mkdir -p "$root"
+say "debootstrap: a minimal Debian 12 in $root from $archive"
+debootstrap --variant=minbase bookworm "$root" "$archive" >"$work/debootstrap.log" 2>&1 || {
+	show_tail "$work/debootstrap.log" 20
+	die "debootstrap of Debian 12 failed"
+}
+
+mkdir -p "$root/wb"
+cp "$(dirname "$0")/deps.sh" "$(dirname "$0")/lib.sh" "$root/wb/"
+# Some maintainer scripts read /proc; apt manages without it where it cannot be mounted.
+if mount -t proc proc "$root/proc"; then
+	trap 'umount "$root/proc"' EXIT
+else
+	warn "could not mount /proc in $root: installing without it"
+fi
+chroot "$root" bash /wb/deps.sh
+say "a fresh Debian 12 has every command the workbench calls after deps.sh"
