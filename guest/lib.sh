@@ -58,7 +58,7 @@ tap_run() { # <name> <program> [args...]
 	name=$1
 	shift
 	rc=0
-	timeout "$TAP_LIMIT" "$@" >/tmp/tap.out 2>&1 || rc=$?
+	timeout -k 10 "$TAP_LIMIT" "$@" >/tmp/tap.out 2>&1 || rc=$?
 	sed 's/^/# /' /tmp/tap.out
 	if [ "$rc" = 0 ] && ! grep -q '"ops":0,' /tmp/tap.out; then
 		tap ok "$name"
@@ -80,7 +80,7 @@ tap_refused() { # <name> <message> <program> [args...]
 	name=$1 message=$2
 	shift 2
 	rc=0
-	timeout "$TAP_LIMIT" "$@" >/tmp/tap.out 2>&1 || rc=$?
+	timeout -k 10 "$TAP_LIMIT" "$@" >/tmp/tap.out 2>&1 || rc=$?
 	sed 's/^/# /' /tmp/tap.out
 	if [ "$rc" != 0 ] && grep -q "$message" /tmp/tap.out; then
 		tap ok "$name"
@@ -91,7 +91,7 @@ tap_refused() { # <name> <message> <program> [args...]
 
 # A second run while one is running is refused with EBUSY; the first ends well.
 tap_busy() {
-	timeout "$TAP_LIMIT" dma_map_benchmark -j -s 3 -t 1 -g 1 >/tmp/busy.out 2>&1 &
+	timeout -k 10 "$TAP_LIMIT" dma_map_benchmark -j -s 3 -t 1 -g 1 >/tmp/busy.out 2>&1 &
 	pid=$!
 	sleep 1
 	tap_refused "a concurrent run gets EBUSY" "Device or resource busy" \

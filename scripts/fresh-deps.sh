@@ -16,10 +16,16 @@ command -v debootstrap >/dev/null || die "missing command debootstrap (package d
 archive=$(archive_of bookworm)
 [ -n "$archive" ] || archive=http://deb.debian.org/debian/
 
-# A run that was killed may have left /proc mounted in the old root.
-umount "$root/proc" 2>/dev/null || true
-rm -rf "$root"
+# Unmount what debootstrap or this script mounted in the root (/proc,
+# /sys, device nodes), deepest first: a killed run leaves them mounted.
+unmount_root() {
+	findmnt -rn -o TARGET | awk -v root="$(realpath -m "$root")/" 'index($0, root) == 1' |
+		sort -r | while read -r mnt; do umount "$mnt" || umount -l "$mnt"; done
+}
+unmount_root
+rm -rf --one-file-system "$root"
 mkdir -p "$root"
+trap unmount_root EXIT
 say "debootstrap: a minimal Debian 12 in $root from $archive"
 debootstrap --variant=minbase bookworm "$root" "$archive" >"$work/debootstrap.log" 2>&1 || {
 	show_tail "$work/debootstrap.log" 20
@@ -28,10 +34,9 @@ debootstrap --variant=minbase bookworm "$root" "$archive" >"$work/debootstrap.lo
 
 mkdir -p "$root/wb"
 cp "$(dirname "$0")/deps.sh" "$(dirname "$0")/lib.sh" "$root/wb/"
-# Some maintainer scripts read /proc; apt manages without it where it cannot be mounted.
-if mount -t proc proc "$root/proc"; then
-	trap 'umount "$root/proc"' EXIT
-else
+# Some maintainer scripts read /proc; apt manages without it where it
+# cannot be mounted.
+if ! findmnt "$root/proc" >/dev/null && ! mount -t proc proc "$root/proc"; then
 	warn "could not mount /proc in $root: installing without it"
 fi
 chroot "$root" bash /wb/deps.sh
