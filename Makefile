@@ -13,6 +13,8 @@
 #   make check-bisect  build both architectures after every patch
 #   make check-debug   only check's debug kernel (lockdep, KASAN, kmemleak,
 #                      DMA API debugging): every IOMMU mode, CPU hotplug
+#   make check-breaks  each deliberate break in tests/breaks/ must fail the
+#                      KUnit case it names (a build and a boot per break)
 #   make reset-tree    take patches/ again, dropping unexported tree commits
 #   make clean-results measure again on the next make
 #   make clean         remove build/ (ccache stays)
@@ -98,7 +100,8 @@ initramfs = $(B)/$(1)/initramfs-$(2).cpio.gz
 modules = $(foreach m,$(MODULES_$(2)),$(B)/$(1)/modules-$(2)/$(m)/$(m).ko)
 
 .PHONY: all report check check-tests check-series check-shell check-pristine tree export \
-	apply check-bisect check-debug check-debug-tests check-deps reset-tree clean-results clean FORCE
+	apply check-bisect check-breaks check-debug check-debug-tests check-deps reset-tree \
+	clean-results clean FORCE
 
 all: report
 
@@ -317,6 +320,20 @@ check-bisect: $(STATE)/patched.rev $(OLD_TOOL)/stamp
 	@rm -f $(CHECK)
 	@rc=0; scripts/bisect.sh $(TREE) $(B)/bisect configs $(OLD_TOOL) $(CHECK) || rc=$$?; \
 		scripts/summary.sh $(CHECK) $$rc
+
+# The series' tests can fail: each break of tests/breaks/<suite>.json, one
+# line of the tree changed, must fail the case of <suite> it names (about a
+# minute per break here, so not part of check). The patched x86_64 kernel is
+# built from the clean tree again at the end.
+BREAKS ?= $(wildcard tests/breaks/*.json)
+check-breaks: $(STATE)/patched.rev
+	@mkdir -p $(dir $(CHECK))
+	@rm -f $(CHECK)
+	@$(MAKE) --no-print-directory $(call initramfs,patched,x86_64)
+	@rc=0; for json in $(BREAKS); do \
+		scripts/breaks.sh x86_64 $(TREE) $(B)/patched/out-x86_64 $(IMAGE_x86_64) \
+			$(call initramfs,patched,x86_64) $$json $(CHECK) $(FRAGMENTS_x86_64) || rc=1; \
+	done; scripts/summary.sh $(CHECK) $$rc
 
 clean:
 	rm -rf $(B)

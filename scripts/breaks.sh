@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Check that each deliberate break of a KUnit suite fails the case it names:
+# for every break in <breaks.json>, apply it to the tree, build the kernel,
+# boot it running only that suite and record PASS if the named case failed;
+# then undo the break. The tree must be clean, and the kernel in <out> is
+# built from the clean tree again at the end.
+# Usage: breaks.sh <arch> <tree> <out> <image> <initramfs> <breaks.json> <results> <fragment>...
+#   image: the kernel image's path below <out>
+set -eu
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+arch=$1 tree=$2 out=$3 image=$4 initrd=$5 json=$6 results=$7
+shift 7
+here=$(dirname "$0")
+suite=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["suite"])' "$json")
+logs=$(dirname "$results")/breaks-$suite
+mkdir -p "$logs"
+[ -z "$(git -C "$tree" status --porcelain --untracked-files=no)" ] ||
+	die "$tree has uncommitted changes: commit them first"
+
+undo() { git -C "$tree" checkout -q -- .; }
+trap undo EXIT
+
+# Whether the kernel with the break applied fails <case> of the suite.
+fails_case() { # <case> <log> <fragment>...
+	want=$1 log=$2
+	shift 2
+	"$here/kbuild.sh" "$arch" "$tree" "$out" "$@" >"$log.build" 2>&1 || return 1
+	"$here/boot.sh" "$arch" lazy "$out/$image" "$initrd" "$log" 300 \
+		"kunit.enable=1 kunit.filter_glob=$suite wb.job=probe" >/dev/null 2>&1 || true
+	tr -d '\r' <"$log" | grep -Eq "^ +not ok [0-9]+ $want\$"
+}
+
+rc=0
+for name in $(python3 "$here/break.py" --list "$json"); do
+	case=$(python3 "$here/break.py" "$tree" "$json" "$name")
+	if fails_case "$case" "$logs/$name.log" "$@"; then
+		record "$results" PASS "break $name fails $suite.$case"
+	else
+		record "$results" FAIL "break $name does not fail $suite.$case (console: $logs/$name.log)"
+		rc=1
+	fi
+	undo
+done
+"$here/kbuild.sh" "$arch" "$tree" "$out" "$@" >/dev/null
+exit $rc
