@@ -15,6 +15,8 @@
 #                      DMA API debugging): every IOMMU mode, CPU hotplug
 #   make check-breaks  each deliberate break in tests/breaks/ must fail the
 #                      KUnit case it names (a build and a boot per break)
+#   make profile       where a one-page map and unmap spend their guest
+#                      instructions (ftrace's function profiler, -icount)
 #   make reset-tree    take patches/ again, dropping unexported tree commits
 #   make clean-results measure again on the next make
 #   make clean         remove build/ (ccache stays)
@@ -73,7 +75,7 @@ BUSYBOX_x86_64 := /bin/busybox
 BUSYBOX_arm64 := $(B)/busybox-arm64
 # The workbench's test modules (modules/<name>/), built out of tree against
 # each kernel and loaded by the check job (its resource suite needs arm64's
-# ivshmem; its unmap suite runs on both).
+# ivshmem; its unmap suites run on both).
 MODULES_x86_64 := wb_dma_test
 MODULES_arm64 := wb_dma_test
 # The IOMMU mode each architecture's test boot runs in.
@@ -88,6 +90,10 @@ UNMAP_MODES_arm64 := lazy
 UNMAP_MODES_pristine_x86_64 := strict
 UNMAP_MODES_pristine_arm64 := lazy
 UNMAP_APPEND := kunit.enable=1 kunit.filter_glob=wb_dma_unmap wb.job=modules
+# What the check boots add: x86_64 frees swiotlb when RAM ends below 4 GiB,
+# and the test module's untrusted-device case needs it to bounce.
+CHECK_APPEND_x86_64 := iommu=soft
+CHECK_APPEND_arm64 :=
 GUEST := $(wildcard guest/*)
 STAGE := scripts/stage.sh
 TEST := scripts/test.sh $(CHECK)
@@ -101,7 +107,7 @@ modules = $(foreach m,$(MODULES_$(2)),$(B)/$(1)/modules-$(2)/$(m)/$(m).ko)
 
 .PHONY: all report check check-tests check-series check-shell check-pristine tree export \
 	apply check-bisect check-breaks check-debug check-debug-tests check-deps reset-tree \
-	clean-results clean FORCE
+	profile clean-results clean FORCE
 
 all: report
 
@@ -258,7 +264,7 @@ check-pristine-%: $(STATE)/pristine.rev
 		$(MAKE) --no-print-directory $(call initramfs,pristine,$*)
 	@$(TEST) "boot $*, Linux 7.3 as it is ($(CHECK_MODE_$*))" scripts/boot.sh $* $(CHECK_MODE_$*) \
 		$(call kernel,pristine,$*) $(call initramfs,pristine,$*) \
-		$(B)/check/pristine-$*.log 300 "kunit.enable=1 wb.job=check"
+		$(B)/check/pristine-$*.log 300 "kunit.enable=1 wb.job=check $(CHECK_APPEND_$*)"
 	@scripts/guest-results.py --no-kunit $(B)/pristine/linux $(B)/check/pristine-$*.log \
 		$*-7.3 $(CHECK)
 	@$(call unmap_boots,$*,pristine,$(UNMAP_MODES_pristine_$*),$*-7.3)
@@ -268,7 +274,8 @@ check-%: $(STATE)/patched.rev $(STATE)/pristine.rev
 	@scripts/warnings.sh $* $(TREE) $(B)/patched/out-$* $(B)/pristine/linux \
 		$(B)/pristine/out-$* $(CHECK) $(FRAGMENTS_$*)
 	@$(TEST) "boot $* ($(CHECK_MODE_$*))" scripts/boot.sh $* $(CHECK_MODE_$*) \
-		$(call kernel,patched,$*) $(call initramfs,patched,$*) $(B)/check/$*.log 300 "kunit.enable=1 wb.job=check"
+		$(call kernel,patched,$*) $(call initramfs,patched,$*) $(B)/check/$*.log 300 \
+		"kunit.enable=1 wb.job=check $(CHECK_APPEND_$*)"
 	@scripts/guest-results.py $(TREE) $(B)/check/$*.log $* $(CHECK)
 	@$(call unmap_boots,$*,patched,$(UNMAP_MODES_$*),$*)
 
@@ -311,7 +318,7 @@ check-debug-tests: $(STATE)/patched.rev
 		hotplug=0; [ "$$mode" != lazy ] || hotplug=1; \
 		$(TEST) "boot the debug x86_64 kernel ($$mode)" \
 			scripts/boot.sh x86_64 $$mode $(DEBUG)/out-x86_64/$(IMAGE_x86_64) \
-			$(DEBUG)/initramfs-x86_64.cpio.gz $$log 1800 "$(DEBUG_APPEND) wb.hotplug=$$hotplug" || rc=1; \
+			$(DEBUG)/initramfs-x86_64.cpio.gz $$log 1800 "$(DEBUG_APPEND) $(CHECK_APPEND_x86_64) wb.hotplug=$$hotplug" || rc=1; \
 		scripts/guest-results.py $(TREE) $$log x86_64-debug-$$mode $(CHECK) || rc=1; \
 	done; exit $$rc
 
@@ -334,6 +341,29 @@ check-breaks: $(STATE)/patched.rev
 		scripts/breaks.sh x86_64 $(TREE) $(B)/patched/out-x86_64 $(IMAGE_x86_64) \
 			$(call initramfs,patched,x86_64) $$json $(CHECK) $(FRAGMENTS_x86_64) || rc=1; \
 	done; scripts/summary.sh $(CHECK) $$rc
+
+## 6. Where a one-page map and unmap spend their guest instructions
+
+# The patched x86_64 kernel with ftrace's function profiler
+# (configs/profile.config), booted in each of PROFILE_MODES on one vCPU under
+# -icount: a one-page run without the profiler and one with it, broken down
+# by scripts/profile.py into steps and functions (build/profile/*.txt).
+PROFILE := $(B)/profile
+PROFILE_MODES ?= lazy strict
+FRAGMENTS_profile := $(FRAGMENTS_x86_64) configs/profile.config
+
+$(PROFILE)/out-x86_64/$(IMAGE_x86_64): $(STATE)/patched.rev $(FRAGMENTS_profile) scripts/kbuild.sh \
+		scripts/kconfig.sh
+	@$(STAGE) "profiling x86_64 kernel" scripts/kbuild.sh x86_64 $(TREE) $(PROFILE)/out-x86_64 \
+		$(FRAGMENTS_profile)
+
+profile: $(PROFILE)/out-x86_64/$(IMAGE_x86_64) $(call initramfs,patched,x86_64)
+	@for mode in $(PROFILE_MODES); do \
+		WB_SMP=1 WB_ICOUNT=$(or $(ICOUNT),1) scripts/boot.sh x86_64 $$mode $< \
+			$(call initramfs,patched,x86_64) $(PROFILE)/$$mode.log 600 "wb.job=profile" && \
+		scripts/profile.py $(PROFILE)/$$mode.log >$(PROFILE)/$$mode.txt && \
+		cat $(PROFILE)/$$mode.txt || exit 1; \
+	done
 
 clean:
 	rm -rf $(B)

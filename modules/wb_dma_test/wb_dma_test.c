@@ -23,13 +23,19 @@
  * lazy mode may still let a stale DMA land cannot be hit from here.) Each
  * stale DMA must leave the buffer untouched and show up as a fault in the
  * kernel log, naming the IOVA.
+ *
+ * Suite wb_dma_unmap_cpu: dma_unmap_single() must still copy a bounce
+ * buffer back for an untrusted device and sync the CPU caches for a
+ * non-coherent one (arm64), however short the unmap path gets for others.
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
+#include <linux/dma-map-ops.h>
 #include <linux/dma-mapping.h>
 #include <linux/io.h>
 #include <linux/iommu.h>
 #include <linux/kmsg_dump.h>
+#include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/pci.h>
 #include <linux/sizes.h>
@@ -83,6 +89,16 @@ static int edu_dma(u64 src, u64 dst, u32 count, u32 direction)
 static u8 pattern_byte(u8 seed, size_t i)
 {
 	return seed + i * 7 + (i >> 8);
+}
+
+/* How many of @len bytes at @buf differ from the pattern for @seed */
+static size_t pattern_mismatches(const u8 *buf, size_t len, u8 seed)
+{
+	size_t i, other = 0;
+
+	for (i = 0; i < len; i++)
+		other += buf[i] != pattern_byte(seed, i);
+	return other;
 }
 
 /*
@@ -389,7 +405,145 @@ static struct kunit_suite wb_dma_unmap_suite = {
 	.test_cases = wb_dma_unmap_cases,
 };
 
-kunit_test_suites(&wb_dma_resource_suite, &wb_dma_unmap_suite);
+/*
+ * Suite wb_dma_unmap_cpu: what dma_unmap_single() owes the CPU. A device
+ * the IOMMU layer bounces must get the bounce buffer's data copied back, a
+ * non-coherent device must get the CPU caches invalidated over the buffer,
+ * whatever shortcut the unmap path takes for coherent, trusted devices.
+ * Both cases change a property of edu that firmware or the platform sets
+ * at enumeration (untrusted, DMA coherence) and restore it; the DMA layer
+ * reads both on every map and unmap.
+ */
+#define BOUNCE_OFFSET		64	/* not granule aligned: must bounce */
+#define BOUNCE_LEN		512
+#define BOUNCE_CLEAR		0xee
+
+/* Where @iova leads in edu's IOMMU domain, or 0 */
+static phys_addr_t iova_target(dma_addr_t iova)
+{
+	struct iommu_domain *domain = iommu_get_domain_for_dev(&edu->dev);
+
+	return domain ? iommu_iova_to_phys(domain, iova) : 0;
+}
+
+static void untrusted_unmap_copies_bounce_back(struct kunit *test)
+{
+	phys_addr_t page, target = 0;
+	dma_addr_t iova, src;
+	u8 *buf, *data, *pat;
+	bool was_untrusted;
+	size_t stale = 0;
+	int ret;
+
+	if (!edu)
+		kunit_skip(test, "no edu device (1234:11e8) bound");
+	buf = kunit_kmalloc(test, PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	pat = pattern_source(BOUNCE_LEN, 0x5a, &src);
+	KUNIT_ASSERT_NOT_NULL(test, pat);
+	memset(buf, BOUNCE_CLEAR, PAGE_SIZE);
+	data = buf + BOUNCE_OFFSET;
+	page = virt_to_phys(buf) & PAGE_MASK;
+
+	was_untrusted = edu->untrusted;
+	edu->untrusted = 1;
+	iova = dma_map_single(&edu->dev, data, BOUNCE_LEN, DMA_FROM_DEVICE);
+	ret = dma_mapping_error(&edu->dev, iova) ? -ENOMEM : 0;
+	if (!ret) {
+		target = iova_target(iova);
+		ret = edu_dma(src, EDU_BUFFER, BOUNCE_LEN, 0);
+		if (!ret)
+			ret = edu_dma(EDU_BUFFER, iova, BOUNCE_LEN, EDU_CMD_FROM_BUFFER);
+		/* Bounced, the buffer itself must not have been written yet */
+		stale = bytes_not(data, BOUNCE_LEN, BOUNCE_CLEAR);
+		dma_unmap_single(&edu->dev, iova, BOUNCE_LEN, DMA_FROM_DEVICE);
+	}
+	edu->untrusted = was_untrusted;
+	dma_free_coherent(&edu->dev, BOUNCE_LEN, pat, src);
+	/* No swiotlb: x86_64 frees it when RAM ends below 4G (iommu=soft) */
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "mapping (bounce buffers?) or edu's DMA failed");
+
+	kunit_info(test, "IOVA %pad leads to %pa, the buffer's page is %pa\n",
+		   &iova, &target, &page);
+	KUNIT_EXPECT_NE_MSG(test, target & PAGE_MASK, page,
+			    "an untrusted device was given the buffer itself, not a bounce buffer");
+	KUNIT_EXPECT_EQ_MSG(test, stale, 0,
+			    "the DMA reached the buffer before the unmap");
+	KUNIT_EXPECT_EQ_MSG(test, pattern_mismatches(data, BOUNCE_LEN, 0x5a), 0,
+			    "the unmap did not copy the bounce buffer back");
+	KUNIT_EXPECT_EQ(test, bytes_not(buf, BOUNCE_OFFSET, BOUNCE_CLEAR), 0);
+	KUNIT_EXPECT_EQ(test, bytes_not(data + BOUNCE_LEN,
+					PAGE_SIZE - BOUNCE_OFFSET - BOUNCE_LEN,
+					BOUNCE_CLEAR), 0);
+}
+
+#ifdef CONFIG_ARCH_HAS_SYNC_DMA_FOR_CPU
+/* Counts arch_sync_dma_for_cpu() calls on one physical address */
+static phys_addr_t sync_watched;
+static atomic_t sync_hits;
+
+static int count_sync_for_cpu(struct kprobe *kp, struct pt_regs *regs)
+{
+	if ((phys_addr_t)regs_get_kernel_argument(regs, 0) == sync_watched)
+		atomic_inc(&sync_hits);
+	return 0;
+}
+
+static struct kprobe sync_probe = {
+	.symbol_name = "arch_sync_dma_for_cpu",
+	.pre_handler = count_sync_for_cpu,
+};
+
+static void noncoherent_unmap_syncs_for_cpu(struct kunit *test)
+{
+	bool was_coherent;
+	dma_addr_t iova;
+	u8 *buf;
+	int ret;
+
+	if (!edu)
+		kunit_skip(test, "no edu device (1234:11e8) bound");
+	buf = kunit_kmalloc(test, PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	sync_watched = virt_to_phys(buf);
+	atomic_set(&sync_hits, 0);
+	ret = register_kprobe(&sync_probe);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "cannot probe arch_sync_dma_for_cpu()");
+
+	was_coherent = dev_dma_coherent(&edu->dev);
+	dev_clear_dma_coherent(&edu->dev);
+	iova = dma_map_single(&edu->dev, buf, PAGE_SIZE, DMA_FROM_DEVICE);
+	ret = dma_mapping_error(&edu->dev, iova) ? -ENOMEM : 0;
+	if (!ret)
+		dma_unmap_single(&edu->dev, iova, PAGE_SIZE, DMA_FROM_DEVICE);
+	dev_assign_dma_coherent(&edu->dev, was_coherent);
+	unregister_kprobe(&sync_probe);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "dma_map_single() failed");
+
+	kunit_info(test, "arch_sync_dma_for_cpu(%pa) called %d times\n",
+		   &sync_watched, atomic_read(&sync_hits));
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&sync_hits), 1,
+			    "the unmap of a non-coherent device's buffer must sync it for the CPU once");
+}
+#else
+static void noncoherent_unmap_syncs_for_cpu(struct kunit *test)
+{
+	kunit_skip(test, "every device is DMA-coherent on this architecture");
+}
+#endif
+
+static struct kunit_case wb_dma_unmap_cpu_cases[] = {
+	KUNIT_CASE(untrusted_unmap_copies_bounce_back),
+	KUNIT_CASE(noncoherent_unmap_syncs_for_cpu),
+	{}
+};
+
+static struct kunit_suite wb_dma_unmap_cpu_suite = {
+	.name = "wb_dma_unmap_cpu",
+	.test_cases = wb_dma_unmap_cpu_cases,
+};
+
+kunit_test_suites(&wb_dma_resource_suite, &wb_dma_unmap_suite, &wb_dma_unmap_cpu_suite);
 
 static int wb_edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
