@@ -27,6 +27,9 @@
  * Suite wb_dma_unmap_cpu: dma_unmap_single() must still copy a bounce
  * buffer back for an untrusted device and sync the CPU caches for a
  * non-coherent one (arm64), however short the unmap path gets for others.
+ *
+ * Suite wb_dma_pgtable: a one-page map through a VT-d unit whose page walks
+ * do not snoop the caches (QEMU's) must flush the PTE it writes.
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
@@ -558,7 +561,114 @@ static struct kunit_suite wb_dma_unmap_cpu_suite = {
 	.test_cases = wb_dma_unmap_cpu_cases,
 };
 
-kunit_test_suites(&wb_dma_resource_suite, &wb_dma_unmap_suite, &wb_dma_unmap_cpu_suite);
+
+/*
+ * Suite wb_dma_pgtable: an IOMMU whose page-table walks do not snoop the
+ * CPU caches (a DMA_INCOHERENT table: VT-d without ECAP.C in legacy mode,
+ * as QEMU's intel-iommu) must have every PTE a map writes flushed to
+ * memory before the map returns, whichever path of the page-table code
+ * wrote it.
+ */
+#if IS_ENABLED(CONFIG_IOMMU_PT_VTDSS) && defined(CONFIG_X86)
+#include <linux/generic_pt/iommu.h>
+
+/*
+ * The generic page-table features of @domain's table, if it is a VT-d
+ * second-stage one (VT-d in legacy mode has no other).
+ */
+static int vtdss_features(struct iommu_domain *domain, unsigned int *features)
+{
+	struct pt_iommu_vtdss *table;
+
+	if (domain->ops->iova_to_phys != pt_iommu_vtdss_iova_to_phys)
+		return -ENOENT;
+	table = container_of(domain, struct pt_iommu_vtdss, iommu.domain);
+	*features = table->vtdss_pt.common.features;
+	return 0;
+}
+
+/* Counts clflush_cache_range() calls made by one task */
+static struct task_struct *flush_task;
+static atomic_t flush_hits;
+
+static int count_flush(struct kprobe *kp, struct pt_regs *regs)
+{
+	if (current == READ_ONCE(flush_task))
+		atomic_inc(&flush_hits);
+	return 0;
+}
+
+static struct kprobe flush_probe = {
+	.symbol_name = "clflush_cache_range",
+	.pre_handler = count_flush,
+};
+
+static void incoherent_walk_map_flushes_pte(struct kunit *test)
+{
+	unsigned int features;
+	dma_addr_t iova, warm;
+	u8 *buf;
+	int ret;
+
+	need_dma_domain(test);
+	if (vtdss_features(iommu_get_domain_for_dev(&edu->dev), &features))
+		kunit_skip(test, "edu's domain has no VT-d second-stage table");
+	if (!(features & BIT(PT_FEAT_DMA_INCOHERENT)))
+		kunit_skip(test, "the IOMMU's page walks snoop the caches: nothing to flush");
+	buf = kunit_kmalloc(test, 2 * PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	/*
+	 * A first mapping makes the tables the next IOVA down needs: the map
+	 * counted then only writes its PTE, the common case, which
+	 * page-table code may take a fast path for.
+	 */
+	warm = dma_map_single(&edu->dev, buf + PAGE_SIZE, PAGE_SIZE, DMA_TO_DEVICE);
+	KUNIT_ASSERT_FALSE(test, dma_mapping_error(&edu->dev, warm));
+	ret = register_kprobe(&flush_probe);
+	if (ret) {
+		dma_unmap_single(&edu->dev, warm, PAGE_SIZE, DMA_TO_DEVICE);
+		if (ret == -ENOSYS)
+			kunit_skip(test, "no kprobes (CONFIG_KPROBES)");
+		KUNIT_FAIL_AND_ABORT(test, "cannot probe clflush_cache_range(): %d", ret);
+	}
+
+	atomic_set(&flush_hits, 0);
+	WRITE_ONCE(flush_task, current);
+	iova = dma_map_single(&edu->dev, buf, PAGE_SIZE, DMA_TO_DEVICE);
+	WRITE_ONCE(flush_task, NULL);
+	unregister_kprobe(&flush_probe);
+	dma_unmap_single(&edu->dev, warm, PAGE_SIZE, DMA_TO_DEVICE);
+	KUNIT_ASSERT_FALSE_MSG(test, dma_mapping_error(&edu->dev, iova),
+			       "dma_map_single() failed");
+	dma_unmap_single(&edu->dev, iova, PAGE_SIZE, DMA_TO_DEVICE);
+
+	kunit_info(test, "a one-page map at %pad next to %pad flushed %d times\n",
+		   &iova, &warm, atomic_read(&flush_hits));
+	KUNIT_ASSERT_EQ_MSG(test, iova / SZ_2M, warm / SZ_2M,
+			    "the IOVAs do not share a last-level table");
+	/* One PTE written into existing tables: one flush, whichever path */
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&flush_hits), 1,
+			    "a map wrote a PTE the IOMMU's walk may not see");
+}
+#else
+static void incoherent_walk_map_flushes_pte(struct kunit *test)
+{
+	kunit_skip(test, "no VT-d second-stage tables in this kernel");
+}
+#endif
+
+static struct kunit_case wb_dma_pgtable_cases[] = {
+	KUNIT_CASE(incoherent_walk_map_flushes_pte),
+	{}
+};
+
+static struct kunit_suite wb_dma_pgtable_suite = {
+	.name = "wb_dma_pgtable",
+	.test_cases = wb_dma_pgtable_cases,
+};
+
+kunit_test_suites(&wb_dma_resource_suite, &wb_dma_unmap_suite, &wb_dma_unmap_cpu_suite,
+		  &wb_dma_pgtable_suite);
 
 static int wb_edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
@@ -628,3 +738,4 @@ module_exit(wb_dma_test_exit);
 
 MODULE_DESCRIPTION("iommu-fastpath workbench: end-to-end DMA through the IOMMU with edu and ivshmem");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS("GENERIC_PT_IOMMU");
