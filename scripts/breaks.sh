@@ -4,7 +4,9 @@
 # for every break in <breaks.json>, apply it to the tree, build the kernel,
 # boot it running only that suite and record PASS if the named case failed;
 # then undo the break. The tree must be clean, and the kernel in <out> is
-# built from the clean tree again at the end.
+# built from the clean tree again at the end. A suite of the workbench's test
+# modules names the guest job that loads them ("job": "modules") and what
+# its boot adds to the command line ("append").
 # Usage: breaks.sh <arch> <tree> <out> <image> <initramfs> <breaks.json> <results> <fragment>...
 #   image: the kernel image's path below <out>
 set -eu
@@ -14,7 +16,13 @@ set -eu
 arch=$1 tree=$2 out=$3 image=$4 initrd=$5 json=$6 results=$7
 shift 7
 here=$(dirname "$0")
-suite=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["suite"])' "$json")
+field() { # <name> <default>
+	python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get(sys.argv[2], sys.argv[3]))' \
+		"$json" "$1" "$2"
+}
+suite=$(field suite "")
+job=$(field job probe)
+append=$(field append "")
 logs=$(dirname "$results")/breaks-$suite
 mkdir -p "$logs"
 [ -z "$(git -C "$tree" status --porcelain --untracked-files=no)" ] ||
@@ -29,7 +37,7 @@ fails_case() { # <case> <log> <fragment>...
 	shift 2
 	"$here/kbuild.sh" "$arch" "$tree" "$out" "$@" >"$log.build" 2>&1 || return 1
 	"$here/boot.sh" "$arch" lazy "$out/$image" "$initrd" "$log" 300 \
-		"kunit.enable=1 kunit.filter_glob=$suite wb.job=probe" >/dev/null 2>&1 || true
+		"kunit.enable=1 kunit.filter_glob=$suite wb.job=$job $append" >/dev/null 2>&1 || true
 	tr -d '\r' <"$log" | grep -Eq "^ +not ok [0-9]+ $want\$"
 }
 
