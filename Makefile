@@ -291,7 +291,7 @@ FRAGMENTS_debug := $(FRAGMENTS_x86_64) configs/debug.config
 DEBUG_MODES := lazy strict cm
 # no5lvl: in 7.3, identify_cpu() zeroes the boot CPU's feature bits, LA57
 # with them, and KASAN takes an interrupt in that window for a wild access
-# to the direct map (seen once in 12 boots with QEMU's -cpu max, which has
+# to the direct map (seen once in 15 boots with QEMU's -cpu max, which has
 # LA57); the series runs no code there, and 4-level paging avoids the race.
 DEBUG_APPEND := kunit.enable=1 wb.job=full wb.maps=single wb.granules=1,256 wb.threads=1,2 \
 	wb.depths=1,64 wb.seconds=1 no5lvl
