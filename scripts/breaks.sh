@@ -6,7 +6,8 @@
 # then undo the break. The tree must be clean, and the kernel in <out> is
 # built from the clean tree again at the end. A suite of the workbench's test
 # modules names the guest job that loads them ("job": "modules") and what
-# its boot adds to the command line ("append").
+# its boot adds to the command line ("append"); a suite that runs on UML
+# names the directory whose .kunitconfig builds it ("kunitconfig").
 # Usage: breaks.sh <arch> <tree> <out> <image> <initramfs> <breaks.json> <results> <fragment>...
 #   image: the kernel image's path below <out>
 set -eu
@@ -23,6 +24,7 @@ field() { # <name> <default>
 suite=$(field suite "")
 job=$(field job probe)
 append=$(field append "")
+kunitconfig=$(field kunitconfig "")
 logs=$(dirname "$results")/breaks-$suite
 mkdir -p "$logs"
 [ -z "$(git -C "$tree" status --porcelain --untracked-files=no)" ] ||
@@ -31,13 +33,25 @@ mkdir -p "$logs"
 undo() { git -C "$tree" checkout -q -- .; }
 trap undo EXIT
 
+# Build the kernel with the break applied and run the suite, console to <log>.
+run_suite() { # <log> <fragment>...
+	log=$1
+	shift
+	if [ -n "$kunitconfig" ]; then
+		"$here/kunit-uml.sh" "$tree" "$(dirname "$results")/kunit-uml-breaks" \
+			"$kunitconfig" "$log" >/dev/null 2>&1 || true
+		return
+	fi
+	"$here/kbuild.sh" "$arch" "$tree" "$out" "$@" >"$log.build" 2>&1 || return 1
+	"$here/boot.sh" "$arch" lazy "$out/$image" "$initrd" "$log" 300 \
+		"kunit.enable=1 kunit.filter_glob=$suite wb.job=$job $append" >/dev/null 2>&1 || true
+}
+
 # Whether the kernel with the break applied fails <case> of the suite.
 fails_case() { # <case> <log> <fragment>...
 	want=$1 log=$2
 	shift 2
-	"$here/kbuild.sh" "$arch" "$tree" "$out" "$@" >"$log.build" 2>&1 || return 1
-	"$here/boot.sh" "$arch" lazy "$out/$image" "$initrd" "$log" 300 \
-		"kunit.enable=1 kunit.filter_glob=$suite wb.job=$job $append" >/dev/null 2>&1 || true
+	run_suite "$log" "$@" || return 1
 	tr -d '\r' <"$log" | grep -Eq "^ +not ok [0-9]+ $want\$"
 }
 

@@ -28,8 +28,8 @@
  * buffer back for an untrusted device and sync the CPU caches for a
  * non-coherent one (arm64), however short the unmap path gets for others.
  *
- * Suite wb_dma_pgtable: a one-page map through a VT-d unit whose page walks
- * do not snoop the caches (QEMU's) must flush the PTE it writes.
+ * Suite wb_dma_pgtable: a one-page map or unmap through a VT-d unit whose
+ * page walks do not snoop the caches (QEMU's) must flush the PTE it writes.
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
@@ -566,8 +566,8 @@ static struct kunit_suite wb_dma_unmap_cpu_suite = {
  * Suite wb_dma_pgtable: an IOMMU whose page-table walks do not snoop the
  * CPU caches (a DMA_INCOHERENT table: VT-d without ECAP.C in legacy mode,
  * as QEMU's intel-iommu) must have every PTE a map writes flushed to
- * memory before the map returns, whichever path of the page-table code
- * wrote it.
+ * memory before the map or unmap returns, whichever path of the
+ * page-table code wrote it.
  */
 #if IS_ENABLED(CONFIG_IOMMU_PT_VTDSS) && defined(CONFIG_X86)
 #include <linux/generic_pt/iommu.h>
@@ -587,27 +587,40 @@ static int vtdss_features(struct iommu_domain *domain, unsigned int *features)
 	return 0;
 }
 
-/* Counts clflush_cache_range() calls made by one task */
+/*
+ * Counts clflush_cache_range() calls made by one task and keeps what the
+ * first one flushed (x86-64 passes the address in rdi, the length in rsi).
+ */
 static struct task_struct *flush_task;
 static atomic_t flush_hits;
+static u64 *flushed_word;
+static unsigned long flushed_len;
 
 static int count_flush(struct kprobe *kp, struct pt_regs *regs)
 {
-	if (current == READ_ONCE(flush_task))
-		atomic_inc(&flush_hits);
+	if (current != READ_ONCE(flush_task))
+		return 0;
+	if (atomic_inc_return(&flush_hits) == 1) {
+		flushed_word = (u64 *)regs->di;
+		flushed_len = regs->si;
+	}
 	return 0;
 }
 
-static struct kprobe flush_probe = {
-	.symbol_name = "clflush_cache_range",
-	.pre_handler = count_flush,
-};
+static struct kprobe flush_probe;
 
-static void incoherent_walk_map_flushes_pte(struct kunit *test)
+static void unregister_flush_probe(void *unused)
+{
+	unregister_kprobe(&flush_probe);
+}
+
+/*
+ * Skips unless edu's table is an incoherent VT-d one, then probes
+ * clflush_cache_range() until the case ends.
+ */
+static void need_incoherent_table(struct kunit *test)
 {
 	unsigned int features;
-	dma_addr_t iova, warm;
-	u8 *buf;
 	int ret;
 
 	need_dma_domain(test);
@@ -615,43 +628,116 @@ static void incoherent_walk_map_flushes_pte(struct kunit *test)
 		kunit_skip(test, "edu's domain has no VT-d second-stage table");
 	if (!(features & BIT(PT_FEAT_DMA_INCOHERENT)))
 		kunit_skip(test, "the IOMMU's page walks snoop the caches: nothing to flush");
+	/* A kprobe keeps the address it was once registered at: start afresh */
+	flush_probe = (struct kprobe){
+		.symbol_name = "clflush_cache_range",
+		.pre_handler = count_flush,
+	};
+	ret = register_kprobe(&flush_probe);
+	if (ret == -ENOSYS)
+		kunit_skip(test, "no kprobes (CONFIG_KPROBES)");
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "cannot probe clflush_cache_range()");
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unregister_flush_probe, NULL), 0);
+}
+
+/* Counts this task's flushes from now, or stops counting them */
+static void count_flushes(bool on)
+{
+	if (on)
+		atomic_set(&flush_hits, 0);
+	WRITE_ONCE(flush_task, on ? current : NULL);
+}
+
+/*
+ * Maps @buf's first page next to a mapping of its second, made first, so
+ * that the tables the map needs exist and it only writes its PTE: the
+ * common case, which page-table code may take a fast path for. Counts the
+ * flushes of that map.
+ */
+static dma_addr_t map_beside(struct kunit *test, u8 *buf, dma_addr_t *warm)
+{
+	dma_addr_t iova;
+
+	*warm = dma_map_single(&edu->dev, buf + PAGE_SIZE, PAGE_SIZE, DMA_TO_DEVICE);
+	KUNIT_ASSERT_FALSE(test, dma_mapping_error(&edu->dev, *warm));
+	count_flushes(true);
+	iova = dma_map_single(&edu->dev, buf, PAGE_SIZE, DMA_TO_DEVICE);
+	count_flushes(false);
+	if (dma_mapping_error(&edu->dev, iova)) {
+		dma_unmap_single(&edu->dev, *warm, PAGE_SIZE, DMA_TO_DEVICE);
+		KUNIT_FAIL_AND_ABORT(test, "dma_map_single() failed");
+	}
+	return iova;
+}
+
+static void incoherent_walk_map_flushes_pte(struct kunit *test)
+{
+	dma_addr_t iova, warm;
+	u64 pte = 0;
+	int hits;
+	u8 *buf;
+
+	need_incoherent_table(test);
 	buf = kunit_kmalloc(test, 2 * PAGE_SIZE, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
-	/*
-	 * A first mapping makes the tables the next IOVA down needs: the map
-	 * counted then only writes its PTE, the common case, which
-	 * page-table code may take a fast path for.
-	 */
-	warm = dma_map_single(&edu->dev, buf + PAGE_SIZE, PAGE_SIZE, DMA_TO_DEVICE);
-	KUNIT_ASSERT_FALSE(test, dma_mapping_error(&edu->dev, warm));
-	ret = register_kprobe(&flush_probe);
-	if (ret) {
-		dma_unmap_single(&edu->dev, warm, PAGE_SIZE, DMA_TO_DEVICE);
-		if (ret == -ENOSYS)
-			kunit_skip(test, "no kprobes (CONFIG_KPROBES)");
-		KUNIT_FAIL_AND_ABORT(test, "cannot probe clflush_cache_range(): %d", ret);
-	}
-
-	atomic_set(&flush_hits, 0);
-	WRITE_ONCE(flush_task, current);
-	iova = dma_map_single(&edu->dev, buf, PAGE_SIZE, DMA_TO_DEVICE);
-	WRITE_ONCE(flush_task, NULL);
-	unregister_kprobe(&flush_probe);
-	dma_unmap_single(&edu->dev, warm, PAGE_SIZE, DMA_TO_DEVICE);
-	KUNIT_ASSERT_FALSE_MSG(test, dma_mapping_error(&edu->dev, iova),
-			       "dma_map_single() failed");
+	iova = map_beside(test, buf, &warm);
+	hits = atomic_read(&flush_hits);
+	if (hits)
+		pte = READ_ONCE(*flushed_word);
 	dma_unmap_single(&edu->dev, iova, PAGE_SIZE, DMA_TO_DEVICE);
+	dma_unmap_single(&edu->dev, warm, PAGE_SIZE, DMA_TO_DEVICE);
 
 	kunit_info(test, "a one-page map at %pad next to %pad flushed %d times\n",
-		   &iova, &warm, atomic_read(&flush_hits));
+		   &iova, &warm, hits);
 	KUNIT_ASSERT_EQ_MSG(test, iova / SZ_2M, warm / SZ_2M,
 			    "the IOVAs do not share a last-level table");
 	/* One PTE written into existing tables: one flush, whichever path */
-	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&flush_hits), 1,
-			    "a map wrote a PTE the IOMMU's walk may not see");
+	KUNIT_ASSERT_EQ_MSG(test, hits, 1, "a map wrote a PTE the IOMMU's walk may not see");
+	KUNIT_EXPECT_EQ(test, flushed_len, sizeof(u64));
+	KUNIT_EXPECT_EQ_MSG(test, pte & GENMASK_ULL(51, 12), (u64)virt_to_phys(buf),
+			    "the word flushed is not the new mapping's PTE");
+}
+
+/*
+ * An unmap clears one PTE and frees no table: the clear must reach memory,
+ * else the IOMMU's next walk, after the IOTLB invalidation, still finds the
+ * page mapped. The map's flush shows where that PTE is.
+ */
+static void incoherent_walk_unmap_flushes_pte(struct kunit *test)
+{
+	u64 *pte = NULL, cleared = 0;
+	dma_addr_t iova, warm;
+	u8 *buf;
+
+	need_incoherent_table(test);
+	buf = kunit_kmalloc(test, 2 * PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	iova = map_beside(test, buf, &warm);
+	if (atomic_read(&flush_hits) == 1)
+		pte = flushed_word;
+	count_flushes(true);
+	dma_unmap_single(&edu->dev, iova, PAGE_SIZE, DMA_TO_DEVICE);
+	count_flushes(false);
+	if (pte)
+		cleared = READ_ONCE(*pte);
+	dma_unmap_single(&edu->dev, warm, PAGE_SIZE, DMA_TO_DEVICE);
+
+	kunit_info(test, "a one-page unmap at %pad flushed %d times\n",
+		   &iova, atomic_read(&flush_hits));
+	KUNIT_ASSERT_NOT_NULL_MSG(test, pte, "the map before the unmap did not flush one PTE");
+	KUNIT_ASSERT_EQ_MSG(test, atomic_read(&flush_hits), 1,
+			    "an unmap left a PTE clear the IOMMU's walk may not see");
+	KUNIT_EXPECT_PTR_EQ_MSG(test, flushed_word, pte, "the unmap flushed another word");
+	KUNIT_EXPECT_EQ(test, flushed_len, sizeof(u64));
+	KUNIT_EXPECT_EQ(test, cleared, 0);
 }
 #else
 static void incoherent_walk_map_flushes_pte(struct kunit *test)
+{
+	kunit_skip(test, "no VT-d second-stage tables in this kernel");
+}
+
+static void incoherent_walk_unmap_flushes_pte(struct kunit *test)
 {
 	kunit_skip(test, "no VT-d second-stage tables in this kernel");
 }
@@ -659,6 +745,7 @@ static void incoherent_walk_map_flushes_pte(struct kunit *test)
 
 static struct kunit_case wb_dma_pgtable_cases[] = {
 	KUNIT_CASE(incoherent_walk_map_flushes_pte),
+	KUNIT_CASE(incoherent_walk_unmap_flushes_pte),
 	{}
 };
 
