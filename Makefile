@@ -15,8 +15,8 @@
 #                      DMA API debugging): every IOMMU mode, CPU hotplug
 #   make check-breaks  each deliberate break in tests/breaks/ must fail the
 #                      KUnit case it names (a build and a boot per break)
-#   make profile       where a one-page map and unmap spend their guest
-#                      instructions (ftrace's function profiler, -icount)
+#   make insns         the instructions of one map and one unmap, function by
+#                      function, baseline beside patched (gdb single-steps)
 #   make reset-tree    take patches/ again, dropping unexported tree commits
 #   make clean-results measure again on the next make
 #   make clean         remove build/ (ccache stays)
@@ -107,7 +107,7 @@ modules = $(foreach m,$(MODULES_$(2)),$(B)/$(1)/modules-$(2)/$(m)/$(m).ko)
 
 .PHONY: all report check check-tests check-series check-shell check-pristine tree export \
 	apply check-bisect check-breaks check-iommupt check-debug check-debug-tests check-deps reset-tree \
-	profile clean-results clean FORCE
+	insns clean-results clean FORCE
 
 all: report
 
@@ -360,25 +360,23 @@ check-breaks: $(STATE)/patched.rev
 
 ## 6. Where a one-page map and unmap spend their guest instructions
 
-# The patched x86_64 kernel with ftrace's function profiler
-# (configs/profile.config), booted in each of PROFILE_MODES on one vCPU under
-# -icount: a one-page run without the profiler and one with it, broken down
-# by scripts/profile.py into steps and functions (build/profile/*.txt).
-PROFILE := $(B)/profile
-PROFILE_MODES ?= lazy strict
-FRAGMENTS_profile := $(FRAGMENTS_x86_64) configs/profile.config
+# The instruction budget of a one-page map and unmap: the baseline and
+# patched x86_64 kernels that make measures, booted in each of INSNS_MODES
+# with QEMU's gdbstub; gdb single-steps dma_map_page_attrs() and
+# dma_unmap_page_attrs() calls and scripts/insns.py counts what each
+# function they went through executed (build/insns/<mode>.txt).
+INSNS := $(B)/insns
+INSNS_MODES ?= lazy strict
+INSNS_KERNELS := baseline patched
 
-$(PROFILE)/out-x86_64/$(IMAGE_x86_64): $(STATE)/patched.rev $(FRAGMENTS_profile) scripts/kbuild.sh \
-		scripts/kconfig.sh
-	@$(STAGE) "profiling x86_64 kernel" scripts/kbuild.sh x86_64 $(TREE) $(PROFILE)/out-x86_64 \
-		$(FRAGMENTS_profile)
-
-profile: $(PROFILE)/out-x86_64/$(IMAGE_x86_64) $(call initramfs,patched,x86_64)
-	@for mode in $(PROFILE_MODES); do \
-		WB_SMP=1 WB_ICOUNT=$(or $(ICOUNT),1) scripts/boot.sh x86_64 $$mode $< \
-			$(call initramfs,patched,x86_64) $(PROFILE)/$$mode.log 600 "wb.job=profile" && \
-		scripts/profile.py $(PROFILE)/$$mode.log >$(PROFILE)/$$mode.txt && \
-		cat $(PROFILE)/$$mode.txt || exit 1; \
+insns: $(foreach k,$(INSNS_KERNELS),$(call kernel,$(k),x86_64) $(call initramfs,$(k),x86_64))
+	@for mode in $(INSNS_MODES); do \
+		$(foreach k,$(INSNS_KERNELS),scripts/insns.sh $$mode $(call kernel,$(k),x86_64) \
+			$(B)/$(k)/out-x86_64/vmlinux $(call initramfs,$(k),x86_64) \
+			$(INSNS)/$(k)-$$mode || exit 1;) \
+		scripts/insns.py "$$mode mode" $(foreach k,$(INSNS_KERNELS),\
+			$(k):$(INSNS)/$(k)-$$mode.json:$(B)/$(k)/out-x86_64/vmlinux) \
+			>$(INSNS)/$$mode.txt && cat $(INSNS)/$$mode.txt || exit 1; \
 	done
 
 clean:

@@ -11,6 +11,7 @@
 # WB_ICOUNT=<shift> runs TCG with -icount: guest time then counts executed
 # instructions (2^shift ns each), the same on any host and under any load.
 # WB_SMP sets the number of vCPUs (default 2).
+# WB_QEMU_ARGS adds QEMU options (scripts/insns.sh: its gdbstub).
 set -eu
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -48,7 +49,7 @@ arm64)
 *) die "unknown architecture $arch" ;;
 esac
 # QEMU's edu: a PCI device no driver claims, for dma_map_benchmark.
-qemu="$qemu -device edu"
+qemu="$qemu -device edu ${WB_QEMU_ARGS:-}"
 
 rc=0
 # shellcheck disable=SC2086 # $qemu is a command line

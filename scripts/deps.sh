@@ -13,13 +13,13 @@ packages="build-essential bc bison flex libelf-dev libssl-dev cpio kmod
 	xz-utils rsync git perl python3 python3-ply python3-git ccache sparse gnuplot-nox
 	shellcheck gcc-i686-linux-gnu libc6-dev-i386-cross debootstrap
 	qemu-system-x86 qemu-system-arm gcc-aarch64-linux-gnu
-	libc6-dev-arm64-cross busybox-static"
+	libc6-dev-arm64-cross busybox-static gdb"
 
 # The commands the workbench's scripts, the kernel build and the guests call.
 commands="make gcc bc bison flex perl python3 git ccache sparse gnuplot shellcheck
 	cpio gzip xz tar rsync depmod sha256sum cmp diff patch awk timeout
 	i686-linux-gnu-gcc aarch64-linux-gnu-gcc qemu-system-x86_64 qemu-system-aarch64
-	busybox apt-get dpkg-deb dpkg-query debootstrap chroot findmnt mount umount"
+	busybox apt-get dpkg-deb dpkg-query debootstrap chroot findmnt mount umount gdb nm"
 
 missing_commands() {
 	for c in $commands; do
