@@ -106,7 +106,7 @@ initramfs = $(B)/$(1)/initramfs-$(2).cpio.gz
 modules = $(foreach m,$(MODULES_$(2)),$(B)/$(1)/modules-$(2)/$(m)/$(m).ko)
 
 .PHONY: all report check check-tests check-series check-shell check-pristine tree export \
-	apply check-bisect check-breaks check-iommupt check-debug check-debug-tests check-deps reset-tree \
+	apply check-bisect check-breaks check-iommupt check-parsers check-debug check-debug-tests check-deps reset-tree \
 	insns clean-results clean FORCE
 
 all: report
@@ -228,8 +228,8 @@ check: $(STATE)/deps
 	@rc=0; $(MAKE) --no-print-directory -k check-tests || rc=$$?; \
 		scripts/summary.sh $(CHECK) $$rc
 
-check-tests: check-series check-shell check-deps $(addprefix check-,$(ARCHS)) check-pristine \
-	check-iommupt check-debug-tests
+check-tests: check-series check-shell check-parsers check-deps $(addprefix check-,$(ARCHS)) \
+	check-pristine check-iommupt check-debug-tests
 
 # Boot <arch>'s <kernel> once per mode in <modes> running only the unmap
 # suite, and record each boot's results as <label>-<mode>.
@@ -258,6 +258,12 @@ check-iommupt: $(STATE)/patched.rev
 	@$(TEST) "KUnit of generic_pt on UML" scripts/kunit-uml.sh $(TREE) $(B)/kunit-uml \
 		drivers/iommu/generic_pt $(B)/check/iommupt.log
 	@scripts/guest-results.py $(TREE) $(B)/check/iommupt.log iommupt $(CHECK)
+
+# The console parser on saved consoles (tests/consoles/): a good check boot,
+# a debug boot, a failing suite, and consoles cut short as a hung or killed
+# guest leaves them; each must give exactly its expected results.
+check-parsers: $(STATE)/patched.rev
+	@scripts/test-parsers.sh $(TREE) $(CHECK)
 
 check-shell:
 	@$(TEST) "shellcheck of the workbench" shellcheck -x scripts/*.sh guest/init guest/*.sh .ci/run

@@ -61,7 +61,7 @@ for name in $(python3 "$here/break.py" --list "$json"); do
 	if fails_case "$case" "$logs/$name.log" "$@"; then
 		record "$results" PASS "break $name fails $suite.$case"
 	else
-		record "$results" FAIL "break $name does not fail $suite.$case (console: $logs/$name.log)"
+		record "$results" FAIL "break $name fails $suite.$case" "it does not; console: $logs/$name.log"
 		rc=1
 	fi
 	undo

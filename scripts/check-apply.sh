@@ -16,7 +16,7 @@ git -C "$tree" read-tree base
 broken=""
 for p in $(series_patches "$dir/series"); do
 	if [ -n "$broken" ]; then
-		record "$results" FAIL "apply $p (after $broken failed)"
+		record "$results" FAIL "apply $p" "after $broken failed"
 	elif git -C "$tree" apply --cached "$dir/$p" 2>"$GIT_INDEX_FILE.err"; then
 		record "$results" PASS "apply $p"
 	else

@@ -40,7 +40,7 @@ for p in $(series_patches "$dir/series"); do
 	if echo "$report" | clean; then
 		record "$results" PASS "checkpatch $p"
 	elif checkpatch "$dir/$p" --ignore FILE_PATH_CHANGES | clean && maintained "$dir/$p"; then
-		record "$results" PASS "checkpatch $p (its new files have maintainers)"
+		record "$results" PASS "checkpatch $p" "its new files have maintainers"
 	else
 		echo "$report" | grep -v '^$' | sed 's/^/    /' | tail -n 40
 		record "$results" FAIL "checkpatch $p"

@@ -25,10 +25,12 @@ SKIP_ONLY = re.compile(r"^ok \d+ # SKIP (.*)$")
 TAP = re.compile(r"^(not ok|ok) \d+ (.*?)(?:\s+#\s*(SKIP|TODO)?.*)?$")
 
 
-def record(results, status, name):
+def record(results, status, name, detail=""):
+    """One result: a name that stays the same from run to run, and what
+    varies (counts, where to look) as its detail, after " # "."""
     with open(results, "a") as out:
-        out.write(f"{status} {name}\n")
-    print(f"{status}: {name}")
+        out.write(f"{status} {name}" + (f" # {detail}" if detail else "") + "\n")
+    print(f"{status}: {name}" + (f" ({detail})" if detail else ""))
 
 
 def kunit_cases(group, prefix=""):
@@ -48,17 +50,20 @@ def boot_console(log):
 
 
 def module_ktap(log):
-    """The test modules' KTAP, which the guest printed between WB-KTAP markers."""
-    ktap, inside = [], False
+    """The test modules' KTAP, which the guest printed between WB-KTAP
+    markers, and the suites whose block the console cut short."""
+    ktap, cut, inside = [], [], None
     with open(log, errors="replace") as console:
         for line in console:
             if line.startswith("WB-KTAP-BEGIN"):
-                inside = True
+                inside = line.split(maxsplit=1)[-1].strip()
             elif line.startswith("WB-KTAP-END"):
-                inside = False
+                inside = None
             elif inside:
                 ktap.append(line)
-    return "".join(ktap)
+    if inside:
+        cut.append(inside)
+    return "".join(ktap), cut
 
 
 def record_kunit(tree, text, label, results, where="the console"):
@@ -74,7 +79,7 @@ def record_kunit(tree, text, label, results, where="the console"):
             cases = []
     if not cases:
         print(run.stdout[-2000:] + run.stderr[-2000:])
-        record(results, "FAIL", f"kunit {label}: no KUnit results in {where}")
+        record(results, "FAIL", f"kunit {label}", f"no KUnit results in {where}")
         return
     for name, status in cases:
         status = {"PASS": "PASS", "SKIP": "SKIP"}.get(status, "FAIL")
@@ -91,14 +96,14 @@ def record_tap(log, label, results, marker="WB-TOOL", required=True):
     """One result per TAP line between <marker>-BEGIN and <marker>-END; a
     short count or a bad exit is one failure, and so is no TAP at all when
     <required>."""
-    inside, found, planned, exit_status = False, 0, None, 0
+    inside, ended, found, planned, exit_status = False, False, 0, None, 0
     with open(log, errors="replace") as console:
         for line in console:
             line = line.rstrip("\r\n")
             if line.startswith(marker + "-BEGIN"):
                 inside = True
             elif line.startswith(marker + "-END"):
-                inside = False
+                inside, ended = False, True
             elif inside and PLAN.match(line) and planned is None:
                 planned = int(PLAN.match(line).group(1))
             elif inside and EXIT.match(line):
@@ -117,12 +122,15 @@ def record_tap(log, label, results, marker="WB-TOOL", required=True):
                     record(results, status, f"tool {label} {name}")
     if not found and planned is None and not required:
         return
+    if inside and not ended:
+        record(results, "FAIL", f"tool {label}: every run ended", "the console stops inside one")
     if not found and planned != 0:
-        record(results, "FAIL", f"tool {label}: no TAP results in the console")
+        record(results, "FAIL", f"tool {label}: TAP in the console", "none")
     elif planned is not None and found < planned:
-        record(results, "FAIL", f"tool {label}: {found} of {planned} planned results")
+        record(results, "FAIL", f"tool {label}: every planned result",
+               f"{found} of {planned}")
     if exit_status not in (0, 4):
-        record(results, "FAIL", f"tool {label}: exit status {exit_status}")
+        record(results, "FAIL", f"tool {label}: exit status", str(exit_status))
 
 
 def record_runs(log, label, results):
@@ -132,7 +140,7 @@ def record_runs(log, label, results):
     if ends:
         good = ends.count("0")
         record(results, "PASS" if good == len(ends) else "FAIL",
-               f"benchmark matrix on {label}: {good} of {len(ends)} runs succeeded")
+               f"benchmark matrix on {label}", f"{good} of {len(ends)} runs succeeded")
 
 
 def record_markers(log, label, results):
@@ -145,7 +153,7 @@ def record_markers(log, label, results):
                 if "offline=ok online=ok" not in match.group(2) and status == "PASS":
                     status = "FAIL"
                 record(results, status, f"CPU 1 offline and back during a 2-thread "
-                       f"256-page run on {label}: rc={match.group(1)}{match.group(2).rstrip()}")
+                       f"256-page run on {label}", f"rc={match.group(1)}{match.group(2).rstrip()}")
             match = re.match(r"^WB-MODULE (\S+) rc=(\d+)", line)
             if match:
                 status = "PASS" if match.group(2) == "0" else "FAIL"
@@ -168,8 +176,8 @@ def record_kernel_reports(log, label, results):
     for line in reports[:10]:
         print(f"    {line}")
     status = "FAIL" if reports else "PASS"
-    record(results, status, f"no kernel warning, BUG, oops or leak in the {label} console"
-           + (f" ({len(reports)} lines)" if reports else ""))
+    record(results, status, f"no kernel warning, BUG, oops or leak in the {label} console",
+           f"{len(reports)} lines" if reports else "")
 
 
 FAULTS = re.compile(r"# unmapped_iova_faults: (\w+): stale-IOVA faults seen (\d+) of (\d+) "
@@ -183,8 +191,20 @@ def record_stale_faults(ktap, label, results):
         if match:
             mode, seen, expected, touched = match.groups()
             status = "PASS" if seen == expected and touched == "0" else "FAIL"
-            record(results, status, f"DMA to unmapped IOVAs on {label} ({mode}): "
-                   f"{seen} of {expected} faulted, {touched} bytes touched")
+            record(results, status, f"DMA to unmapped IOVAs on {label} ({mode}) faults and "
+                   "lands nowhere", f"{seen} of {expected} faulted, {touched} bytes touched")
+
+
+def record_job_end(log, label, results):
+    """A guest whose job started must have reached its end: a console that
+    stops before WB-END is a guest that hung, crashed or was killed."""
+    with open(log, errors="replace") as console:
+        text = console.read()
+    if "\nWB-BEGIN " not in "\n" + text:
+        return
+    ended = re.search(r"^WB-END rc=(\d+)", text, re.M)
+    record(results, "PASS" if ended else "FAIL", f"the guest job on {label} ran to its end",
+           f"rc={ended.group(1)}" if ended else "the console stops before WB-END")
 
 
 def main():
@@ -193,10 +213,12 @@ def main():
     tree, log, label, results = [a for a in args if a != "--no-kunit"]
     if kunit:
         record_kunit(tree, boot_console(log), label, results)
-    ktap = module_ktap(log)
+    ktap, cut = module_ktap(log)
     if ktap:
         record_kunit(tree, ktap, label, results, "the test modules' KTAP")
         record_stale_faults(ktap, label, results)
+    for suite in cut:
+        record(results, "FAIL", f"test module KTAP on {label} complete", f"cut inside {suite}")
     record_markers(log, label, results)
     record_runs(log, label, results)
     # Only the check job runs the tools (not the unmap suite's boots).
@@ -204,6 +226,7 @@ def main():
         check_job = "WB-BEGIN job=check" in console.read()
     record_tap(log, label, results, required=check_job)
     record_kernel_reports(log, label, results)
+    record_job_end(log, label, results)
 
 
 if __name__ == "__main__":

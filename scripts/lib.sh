@@ -65,9 +65,11 @@ kernel_make() { # <arch> <tree> <out> [make args...]
 }
 
 # Append one test result to <results> and say it.
-record() { # <results> PASS|FAIL|SKIP <name>
-	echo "$2 $3" >>"$1"
-	say "$2: $3"
+# One result of 'make check': its name stays the same from run to run; what
+# varies (a time, a count, where to look) is the detail, after " # ".
+record() { # <results> PASS|FAIL|SKIP <name> [<detail>]
+	echo "$2 $3${4:+ # $4}" >>"$1"
+	say "$2: $3${4:+ ($4)}"
 }
 
 # The archive URI the machine's apt takes <suite> from, empty if none.

@@ -15,8 +15,8 @@ rc=0
 rc=${PIPESTATUS[0]}
 took="$(($(date +%s) - start)) s"
 if [ "$rc" = 0 ]; then
-	record "$results" PASS "$name ($took)"
+	record "$results" PASS "$name" "$took"
 else
-	record "$results" FAIL "$name ($took, exit $rc)"
+	record "$results" FAIL "$name" "$took, exit $rc"
 fi
 exit "$rc"

@@ -15,7 +15,7 @@ name="W=1 + sparse $arch"
 # Kernel C files only: tools/ is userspace, built by its own Makefiles.
 files=$(git -C "$tree" diff --name-only --diff-filter=AM base..HEAD -- '*.c' ':!tools/')
 if [ -z "$files" ]; then
-	record "$results" SKIP "$name: the series touches no C file"
+	record "$results" SKIP "$name" "the series touches no C file"
 	exit 0
 fi
 "$(dirname "$0")/worktree.sh" "$tree" base "$pristine"
@@ -49,8 +49,8 @@ diagnostics "$tree" "$out" >"$out/warnings.patched"
 LC_ALL=C comm -13 "$out/warnings.base" "$out/warnings.patched" >"$out/warnings.new"
 count=$(echo "$files" | wc -l)
 if [ ! -s "$out/warnings.new" ]; then
-	record "$results" PASS "$name: $count files, no new warnings"
+	record "$results" PASS "$name" "$count files, no new warnings"
 else
 	sed 's/^/    /' "$out/warnings.new"
-	record "$results" FAIL "$name: $(wc -l <"$out/warnings.new") new warnings"
+	record "$results" FAIL "$name" "$(wc -l <"$out/warnings.new") new warnings"
 fi
