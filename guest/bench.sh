@@ -11,7 +11,8 @@ set -eu
 dev=$(bind_benchmark_device) || exit 1
 domain=$(domain_type "$dev")
 seconds=$(wb_arg seconds 1)
-# Mainline's tool knows neither depth nor JSON: single, depth 1 only.
+# Mainline's tool knows neither depth nor JSON: single, depth 1 only; the
+# runs it cannot do are named as skipped (WB-RUN-SKIP), not left out.
 if tool_is_v2; then v2=1; else v2=""; fi
 counters=$(counters_setup)
 
@@ -24,6 +25,7 @@ for depth in $(wb_arg depths 1 | tr , ' '); do
 	elif [ "$map" = single ] && [ "$depth" = 1 ]; then
 		args=""
 	else
+		echo "WB-RUN-SKIP map=$map granule=$granule threads=$threads depth=$depth"
 		continue
 	fi
 	echo "WB-RUN map=$map granule=$granule threads=$threads depth=$depth seconds=$seconds domain=$domain"

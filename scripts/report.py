@@ -21,6 +21,8 @@ import sys
 MODES = ["off", "lazy", "strict", "cm"]
 BLOCK = re.compile(r"^WB-(RUN|COUNT) ?(.*)$")
 END = re.compile(r"^WB-(RUN|COUNT)-END rc=(\d+)")
+# A run mainline's tool cannot do (guest/bench.sh names it)
+SKIP = re.compile(r"^WB-RUN-SKIP (.*)$")
 # Linux 7.3's tool (and 6.12's): "average map latency(us):0.8 standard deviation:0.3"
 UPSTREAM = re.compile(r"average (map|unmap) latency\(us\):([\d.]+) standard deviation:([\d.]+)")
 STATS = ("mean", "p50", "p99")
@@ -74,21 +76,36 @@ def counted(attrs, mode, ops, granule):
     }
 
 
+def run_key(attrs, mode):
+    return tuple([mode] + [attrs.get(k, "single" if k == "map" else "1") for k in KEY[1:]])
+
+
 def parse_console(path, mode):
-    """{key: run} for the finished runs of one console log."""
+    """{key: run} for the runs of one console log; a run that failed, lost
+    trace events or was cut off by the console's end says so in "failed"."""
     runs, attrs, lines, kind, last = {}, None, [], None, None
     with open(path, errors="replace") as log:
         for line in log:
             line = line.rstrip("\r\n")
-            end, start = END.match(line), BLOCK.match(line)
-            if end and kind:
-                if end.group(2) == "0" and kind == "RUN":
-                    last = tuple([mode] + [attrs.get(k, "single" if k == "map" else "1")
-                                           for k in KEY[1:]])
-                    runs[last] = dict(parse_output(lines), domain=attrs.get("domain"))
-                elif end.group(2) == "0" and kind == "COUNT" and last in runs:
-                    ops = parse_output(lines).get("ops")
-                    runs[last].update(counted(attrs, mode, ops, int(last[KEY.index("granule")])))
+            end, start, skip = END.match(line), BLOCK.match(line), SKIP.match(line)
+            if skip:
+                attrs = dict(w.split("=", 1) for w in skip.group(1).split() if "=" in w)
+                runs[run_key(attrs, mode)] = {"skipped": True}
+            elif end and kind:
+                rc = end.group(2)
+                if kind == "RUN":
+                    last = run_key(attrs, mode)
+                    runs[last] = (dict(parse_output(lines), domain=attrs.get("domain"))
+                                  if rc == "0" else {"failed": f"the run exited {rc}"})
+                elif last in runs and "failed" not in runs[last]:
+                    if rc != "0":
+                        runs[last]["failed"] = f"its counting run exited {rc}"
+                    elif attrs.get("lost"):
+                        runs[last]["failed"] = f"{attrs['lost']} trace events lost"
+                    else:
+                        ops = parse_output(lines).get("ops")
+                        runs[last].update(counted(attrs, mode, ops,
+                                                  int(last[KEY.index("granule")])))
                 kind = None
             elif start and not end:
                 kind = start.group(1)
@@ -98,6 +115,10 @@ def parse_console(path, mode):
                 lines = []
             elif kind:
                 lines.append(line)
+    if kind == "RUN":
+        runs[run_key(attrs, mode)] = {"failed": "the console ends inside the run"}
+    elif kind == "COUNT" and last in runs:
+        runs[last]["failed"] = "the console ends inside its counting run"
     return runs
 
 
@@ -126,6 +147,9 @@ def rows(baseline, patched):
         b, p = baseline.get(key, {}), patched.get(key, {})
         direct = patched.get(("off",) + key[1:], {})
         row = dict(zip(KEY, key), domain=p.get("domain") or b.get("domain"))
+        row["failed"] = "; ".join(f"{name}: {run.get('failed', 'no run')}"
+                                  for name, run in (("baseline", b), ("patched", p))
+                                  if not run or "failed" in run) or None
         for op in ("map", "unmap"):
             for stat in STATS:
                 row[f"base_{op}_{stat}"] = b.get(f"{op}_{stat}")
@@ -234,11 +258,16 @@ def main():
     with open(os.path.join(results, "bench.json"), "w") as out:
         json.dump({"accelerator": accel, "unit": "ns", "runs": table}, out, indent=1)
     print_tables(table, accel)
+    failed = [row for row in table if row["failed"]]
+    for row in failed:
+        print("FAILED " + " ".join(f"{k}={row[k]}" for k in KEY) + f": {row['failed']}")
     try:
         write_chart(table, os.path.join(results, "bench.png"))
     except (OSError, subprocess.CalledProcessError) as err:
         print(f"report: no chart ({err})", file=sys.stderr)
     print(f"written: {results}/bench.csv, bench.json, bench.png")
+    if failed:
+        sys.exit(f"report: {len(failed)} runs failed or are missing")
 
 
 if __name__ == "__main__":

@@ -1,9 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Test guest-results.py on the saved consoles of tests/consoles/: each
-# <name>.log is parsed with the arguments in <name>.args (its label, and
-# --no-kunit for a console whose built-in suites are not read) and must
-# record exactly the results in <name>.expected. One result per console.
+# Test the two console parsers on saved consoles, one result per case.
+# guest-results.py: each tests/consoles/<name>.log, parsed with the
+# arguments in <name>.args (its label, and --no-kunit for a console whose
+# built-in suites are not read), must record exactly <name>.expected.
+# report.py: each tests/bench/<case>/ holds the baseline/ and patched/
+# consoles of a benchmark; the report must write expected.csv and exit
+# with expected-status (failed, lost or cut-off runs make it fail).
 # Usage: test-parsers.sh <tree> <results>
 set -eu
 # shellcheck source=scripts/lib.sh
@@ -30,5 +33,21 @@ for log in "$consoles"/*.log; do
 		rc=1
 	fi
 	rm -f "$got.diff"
+done
+
+out=$(mktemp -d)
+trap 'rm -rf "$got" "$out"' EXIT
+for case in "$here"/../tests/bench/*/; do
+	name=$(basename "$case")
+	status=0
+	"$here/report.py" "$out" "$case/baseline" "$case/patched" tcg >/dev/null 2>&1 || status=$?
+	if [ "$status" = "$(cat "$case/expected-status")" ] &&
+		diff -u "$case/expected.csv" "$out/bench.csv"; then
+		record "$results" PASS "report.py on tests/bench/$name"
+	else
+		record "$results" FAIL "report.py on tests/bench/$name" "exit $status or its table differs"
+		rc=1
+	fi
+	rm -f "$out"/*
 done
 exit $rc
