@@ -64,11 +64,12 @@ STATE := $(B)/state
 TREE := $(B)/patched/linux
 RESULTS := results
 CHECK := $(B)/check/results
+# Each architecture's facts (kernel image, cross compiler, QEMU machine,
+# console, IOMMU modes) are data in archs/<arch>.sh.
 ARCHS := x86_64 arm64
 FRAGMENTS_x86_64 := configs/common.config configs/x86_64.config
 FRAGMENTS_arm64 := configs/common.config configs/arm64.config
-IMAGE_x86_64 := arch/x86/boot/bzImage
-IMAGE_arm64 := arch/arm64/boot/Image
+$(foreach a,$(ARCHS),$(eval IMAGE_$(a) := $(shell . archs/$(a).sh && echo "$$image")))
 # The tool built for another ABI too (dma_map_benchmark-<abi>): 32-bit callers.
 TOOLS_x86_64 := i386
 BUSYBOX_x86_64 := /bin/busybox
@@ -266,7 +267,7 @@ check-parsers: $(STATE)/patched.rev
 	@scripts/test-parsers.sh $(TREE) $(CHECK)
 
 check-shell:
-	@$(TEST) "shellcheck of the workbench" shellcheck -x scripts/*.sh guest/init guest/*.sh .ci/run
+	@$(TEST) "shellcheck of the workbench" shellcheck -x scripts/*.sh archs/*.sh guest/init guest/*.sh .ci/run
 
 # deps.sh in a fresh Debian 12 root (debootstrap): its package list gives
 # every command the workbench calls, whatever this machine happens to have.

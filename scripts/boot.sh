@@ -18,38 +18,18 @@ set -eu
 
 arch=$1 mode=$2 kernel=$3 initrd=$4 log=$5 limit=$6 append=$7
 
-tcg="-accel tcg"
-[ -z "${WB_ICOUNT:-}" ] || tcg="$tcg -icount shift=$WB_ICOUNT,sleep=off"
-case $arch in
-x86_64)
-	if [ "${WB_ACCEL:-tcg}" = kvm ]; then cpu="-accel kvm -cpu host"; else cpu="$tcg -cpu max"; fi
-	qemu="qemu-system-x86_64 -M q35 $cpu -device intel-iommu"
-	console=ttyS0
-	case $mode in
-	off) append="intel_iommu=off $append" ;;
-	lazy) append="intel_iommu=on iommu.strict=0 $append" ;;
-	strict) append="intel_iommu=on iommu.strict=1 $append" ;;
-	cm) append="intel_iommu=on $append" qemu="$qemu,caching-mode=on" ;;
-	*) die "unknown x86_64 IOMMU mode $mode" ;;
-	esac
-	;;
-arm64)
-	# ivshmem's BAR2: a peer's 64-bit prefetchable BAR with RAM behind
-	# it, for the peer-to-peer tests (wb_dma_test, the resource mode).
-	qemu="qemu-system-aarch64 -M virt,iommu=smmuv3 $tcg -cpu max
-		-object memory-backend-ram,id=p2p,size=1M -device ivshmem-plain,memdev=p2p"
-	console=ttyAMA0
-	case $mode in
-	off) append="iommu.passthrough=1 $append" ;;
-	lazy) append="iommu.passthrough=0 iommu.strict=0 $append" ;;
-	strict) append="iommu.passthrough=0 iommu.strict=1 $append" ;;
-	*) die "unknown arm64 IOMMU mode $mode" ;;
-	esac
-	;;
-*) die "unknown architecture $arch" ;;
-esac
+arch_facts "$arch"
+iommu=iommu_$mode mode_append=append_$mode
+[ -n "${!mode_append+set}" ] || die "unknown $arch IOMMU mode $mode"
+append="${!mode_append} $append"
+accel="-accel tcg $cpu"
+[ -z "${WB_ICOUNT:-}" ] || accel="-accel tcg -icount shift=$WB_ICOUNT,sleep=off $cpu"
+if [ "${WB_ACCEL:-tcg}" = kvm ]; then
+	[ -n "$cpu_kvm" ] || die "no KVM set-up for $arch"
+	accel=$cpu_kvm
+fi
 # QEMU's edu: a PCI device no driver claims, for dma_map_benchmark.
-qemu="$qemu -device edu ${WB_QEMU_ARGS:-}"
+qemu="$qemu $accel ${!iommu} -device edu ${WB_QEMU_ARGS:-}"
 
 rc=0
 # shellcheck disable=SC2086 # $qemu is a command line

@@ -9,11 +9,7 @@ set -eu
 
 arch=$1 tree=$(realpath "$2") out=$3
 shift 3
-case $arch in
-x86_64) image=arch/x86/boot/bzImage ;;
-arm64) image=arch/arm64/boot/Image ;;
-*) die "unknown architecture $arch" ;;
-esac
+arch_facts "$arch"
 
 "$(dirname "$0")/kconfig.sh" "$arch" "$tree" "$out" "$@"
 out=$(realpath "$out")

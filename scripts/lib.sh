@@ -45,13 +45,18 @@ series_hash() { # <patch dir>
 	(cd "$1" && series_patches series | xargs cat series) | sha256sum | cut -c1-16
 }
 
+# Read an architecture's facts (archs/<arch>.sh: image, cross, qemu, cpu,
+# cpu_kvm, console, and iommu_<mode> and append_<mode> for each IOMMU mode).
+arch_facts() { # <arch>
+	af_file="$(dirname "${BASH_SOURCE[0]}")/../archs/$1.sh"
+	[ -f "$af_file" ] || die "unknown architecture $1 (no archs/$1.sh)"
+	# shellcheck source=archs/x86_64.sh
+	. "$af_file"
+}
+
 # The cross-compiler prefix for an architecture.
 cross_prefix() { # <arch>
-	case $1 in
-	x86_64) echo "" ;;
-	arm64) echo aarch64-linux-gnu- ;;
-	*) die "unknown architecture $1" ;;
-	esac
+	(arch_facts "$1" && echo "$cross")
 }
 
 # make in a kernel tree for <arch>, out of tree in <out>, through ccache, with
@@ -64,7 +69,6 @@ kernel_make() { # <arch> <tree> <out> [make args...]
 		KBUILD_BUILD_HOST=wb "${@:4}"
 }
 
-# Append one test result to <results> and say it.
 # One result of 'make check': its name stays the same from run to run; what
 # varies (a time, a count, where to look) is the detail, after " # ".
 record() { # <results> PASS|FAIL|SKIP <name> [<detail>]

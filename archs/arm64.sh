@@ -1,0 +1,17 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash disable=SC2034 # data, read by scripts/lib.sh's arch_facts
+# arm64: QEMU virt with an SMMUv3, a PL011 console, and ivshmem's BAR2: a
+# peer's 64-bit prefetchable BAR with RAM behind it, for the peer-to-peer
+# tests (wb_dma_test, the resource mode).
+image=arch/arm64/boot/Image
+cross=aarch64-linux-gnu-
+qemu="qemu-system-aarch64 -M virt,iommu=smmuv3
+	-object memory-backend-ram,id=p2p,size=1M -device ivshmem-plain,memdev=p2p"
+cpu="-cpu max"
+cpu_kvm=
+console=ttyAMA0
+# Each IOMMU mode: extra QEMU options (the SMMU is part of the machine) and
+# the kernel's command line.
+iommu_off='' append_off="iommu.passthrough=1"
+iommu_lazy='' append_lazy="iommu.passthrough=0 iommu.strict=0"
+iommu_strict='' append_strict="iommu.passthrough=0 iommu.strict=1"

@@ -1,0 +1,17 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash disable=SC2034 # data, read by scripts/lib.sh's arch_facts
+# x86_64: QEMU q35 with an emulated VT-d (intel-iommu), an 8250 console.
+image=arch/x86/boot/bzImage
+cross=
+qemu="qemu-system-x86_64 -M q35"
+cpu="-cpu max"
+# The CPU when scripts/accel.sh finds KVM usable (WB_ACCEL=kvm)
+cpu_kvm="-accel kvm -cpu host"
+console=ttyS0
+# Each IOMMU mode: the IOMMU's QEMU device and the kernel's command line.
+# cm is VT-d's caching mode, the virtual-IOMMU case; the kernel picks its
+# default strictness there.
+iommu_off="-device intel-iommu" append_off="intel_iommu=off"
+iommu_lazy="-device intel-iommu" append_lazy="intel_iommu=on iommu.strict=0"
+iommu_strict="-device intel-iommu" append_strict="intel_iommu=on iommu.strict=1"
+iommu_cm="-device intel-iommu,caching-mode=on" append_cm="intel_iommu=on"
