@@ -14,7 +14,7 @@
 #   make check-debug   only check's debug kernel (lockdep, KASAN, kmemleak,
 #                      DMA API debugging): every IOMMU mode, CPU hotplug
 #   make check-breaks  each deliberate break in tests/breaks/ must fail the
-#                      KUnit case it names (a build and a boot per break)
+#                      KUnit case it names (a build and a run per break)
 #   make insns         the instructions of one map and one unmap, function by
 #                      function, baseline beside patched (gdb single-steps)
 #   make reset-tree    take patches/ again, dropping unexported tree commits

@@ -12,7 +12,7 @@ tree=$1 work=$2 configs=$3 old_tool=$4 results=$5
 mkdir -p "$work"
 for commit in $(git -C "$tree" rev-list --reverse base..HEAD); do
 	"$(dirname "$0")/worktree.sh" "$tree" "$commit" "$work/linux"
-	subject=$(git -C "$tree" log -1 --format=%s "$commit")
+	subject=$(git -C "$tree" log -1 --format=%s "$commit" | tr -d '#')
 	for arch in x86_64 arm64; do
 		if "$(dirname "$0")/kbuild.sh" "$arch" "$work/linux" "$work/out-$arch" \
 			"$configs/common.config" "$configs/$arch.config" >"$work/$arch.log" 2>&1 &&

@@ -19,6 +19,7 @@ set -eu
 arch=$1 mode=$2 kernel=$3 initrd=$4 log=$5 limit=$6 append=$7
 
 arch_facts "$arch"
+case $mode in *[!a-z0-9_]* | "") die "unknown $arch IOMMU mode '$mode'" ;; esac
 iommu=iommu_$mode mode_append=append_$mode
 [ -n "${!mode_append+set}" ] || die "unknown $arch IOMMU mode $mode"
 append="${!mode_append} $append"

@@ -36,7 +36,9 @@ def step_call():
 
 
 def step_calls(function, calls):
-    breakpoint = gdb.Breakpoint(function, internal=True)
+    # On the first instruction, not after the prologue: the return address
+    # must still be on top of the stack.
+    breakpoint = gdb.Breakpoint("*" + function, internal=True)
     traces = []
     for _ in range(calls):
         gdb.execute("continue", to_string=True)

@@ -34,6 +34,8 @@ def per_function(call, syms):
 
 
 def median_call(calls, where):
+    if not calls:
+        sys.exit(f"{where}: no call traced")
     calls = sorted(calls, key=len)
     if len(calls[0]) != len(calls[-1]):
         print(f"note: {where}: calls of {len(calls[0])}-{len(calls[-1])} instructions; "
@@ -48,9 +50,9 @@ def main(title, specs):
         with open(trace) as f:
             kernels.append((label, json.load(f), symbols(vmlinux)))
     for traced in kernels[0][1]:
-        counts = [per_function(median_call(trace[traced], f"{label} {traced}"), syms)
+        counts = [per_function(median_call(trace.get(traced, []), f"{label} {traced}"), syms)
                   for label, trace, syms in kernels]
-        names = sorted(set().union(*counts), key=lambda n: -max(c[n] for c in counts))
+        names = sorted(set().union(*counts), key=lambda n: (-max(c[n] for c in counts), n))
         print(f"\n{traced}, {title}: instructions of one call, function by function")
         print(f"{'function':40}" + "".join(f"{label:>10}" for label, _, _ in kernels))
         for name in names:

@@ -9,6 +9,7 @@ set -eu
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
+[ $# = 4 ] || die "usage: kunit-uml.sh <tree> <build dir> <directory in the tree> <log>"
 tree=$1 out=$2 dir=$3 log=$4
 [ -f "$tree/$dir/.kunitconfig" ] || die "$tree/$dir has no .kunitconfig"
 mkdir -p "$out" "$(dirname "$log")"

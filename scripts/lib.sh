@@ -72,6 +72,7 @@ kernel_make() { # <arch> <tree> <out> [make args...]
 # One result of 'make check': its name stays the same from run to run; what
 # varies (a time, a count, where to look) is the detail, after " # ".
 record() { # <results> PASS|FAIL|SKIP <name> [<detail>]
+	case $3 in *"#"*) die "a result's name may not hold '#' (KTAP cuts it there): $3" ;; esac
 	echo "$2 $3${4:+ # $4}" >>"$1"
 	say "$2: $3${4:+ ($4)}"
 }

@@ -267,7 +267,8 @@ def main():
         print(f"report: no chart ({err})", file=sys.stderr)
     print(f"written: {results}/bench.csv, bench.json, bench.png")
     if failed:
-        sys.exit(f"report: {len(failed)} runs failed or are missing")
+        sys.exit(f"report: {len(failed)} runs failed or are missing (the consoles are in "
+                 f"{baseline_dir} and {patched_dir}; measure again: make clean-results)")
 
 
 if __name__ == "__main__":

@@ -3,15 +3,15 @@
 # Close 'make check' with one line "N passed, N failed[, N skipped]"; exit
 # non-zero when a test failed or none ran. A non-zero <status> of the steps
 # that recorded nothing to show for it counts as one failure. The results
-# are also written as KTAP to <results>.ktap, for CI: one test each, its
-# detail as a diagnostic line before it.
+# are also written as KTAP to <results>.ktap, for a CI that collects test
+# reports: one test each, its detail as a diagnostic line before it.
 # Usage: summary.sh <results> [status of the test steps]
 set -eu
 
 results=$1 status=${2:-0}
 [ -f "$results" ] || touch "$results"
 if [ "$status" != 0 ] && ! grep -q '^FAIL ' "$results"; then
-	echo "FAIL a check step stopped (exit $status) before recording a result" >>"$results"
+	echo "FAIL a check step stopped before recording a result # exit $status" >>"$results"
 fi
 # <results>: lines "PASS|FAIL|SKIP <name>[ # <detail>]"
 awk -v total="$(wc -l <"$results")" '

@@ -12,11 +12,12 @@ set -eu
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
+[ $# = 2 ] || die "usage: test-parsers.sh <tree> <results>"
 tree=$1 results=$2
 here=$(dirname "$0")
 consoles=$here/../tests/consoles
 got=$(mktemp)
-trap 'rm -f "$got"' EXIT
+trap 'rm -f "$got" "$got.diff" "$got.err"' EXIT
 
 rc=0
 for log in "$consoles"/*.log; do
@@ -24,27 +25,28 @@ for log in "$consoles"/*.log; do
 	: >"$got"
 	# shellcheck disable=SC2046 # the .args file holds words
 	"$here/guest-results.py" "$tree" "$log" $(cat "$consoles/$name.args") "$got" \
-		>/dev/null || true
+		>/dev/null 2>"$got.err" || true
 	if diff -u "$consoles/$name.expected" "$got" >"$got.diff"; then
 		record "$results" PASS "guest-results.py on tests/consoles/$name.log"
 	else
-		cat "$got.diff"
+		cat "$got.diff" "$got.err"
 		record "$results" FAIL "guest-results.py on tests/consoles/$name.log" "results differ"
 		rc=1
 	fi
-	rm -f "$got.diff"
+	rm -f "$got.diff" "$got.err"
 done
 
 out=$(mktemp -d)
-trap 'rm -rf "$got" "$out"' EXIT
+trap 'rm -rf "$got" "$got.diff" "$got.err" "$out" "$out.log"' EXIT
 for case in "$here"/../tests/bench/*/; do
 	name=$(basename "$case")
 	status=0
-	"$here/report.py" "$out" "$case/baseline" "$case/patched" tcg >/dev/null 2>&1 || status=$?
+	"$here/report.py" "$out" "$case/baseline" "$case/patched" tcg >"$out.log" 2>&1 || status=$?
 	if [ "$status" = "$(cat "$case/expected-status")" ] &&
 		diff -u "$case/expected.csv" "$out/bench.csv"; then
 		record "$results" PASS "report.py on tests/bench/$name"
 	else
+		tail -n 20 "$out.log"
 		record "$results" FAIL "report.py on tests/bench/$name" "exit $status or its table differs"
 		rc=1
 	fi
