@@ -79,22 +79,9 @@ BUSYBOX_arm64 := $(B)/busybox-arm64
 # ivshmem; its unmap suites run on both).
 MODULES_x86_64 := wb_dma_test
 MODULES_arm64 := wb_dma_test
-# The IOMMU mode each architecture's test boot runs in.
-CHECK_MODE_x86_64 := lazy
-CHECK_MODE_arm64 := strict
-# Extra boots that run only the unmap suite, in the modes the test boot does
-# not cover: DMA to an unmapped IOVA must fault in strict and lazy mode (and
-# in x86_64's caching mode, which the series makes lazy), on the patched
-# kernels and on Linux 7.3 as it is.
-UNMAP_MODES_x86_64 := strict cm
-UNMAP_MODES_arm64 := lazy
-UNMAP_MODES_pristine_x86_64 := strict
-UNMAP_MODES_pristine_arm64 := lazy
-UNMAP_APPEND := kunit.enable=1 kunit.filter_glob=wb_dma_unmap wb.job=modules
-# What the check boots add: x86_64 frees swiotlb when RAM ends below 4 GiB,
-# and the test module's untrusted-device case needs it to bounce.
-CHECK_APPEND_x86_64 := iommu=soft
-CHECK_APPEND_arm64 :=
+# The guest boots of check, as a table (label, architecture, kernel, IOMMU
+# mode, whether the built-in suites count, time limit, command line).
+BOOTS := configs/boots
 GUEST := $(wildcard guest/*)
 STAGE := scripts/stage.sh
 TEST := scripts/test.sh $(CHECK)
@@ -232,18 +219,10 @@ check: $(STATE)/deps
 check-tests: check-series check-shell check-parsers check-deps $(addprefix check-,$(ARCHS)) \
 	check-pristine check-iommupt check-debug-tests
 
-# Boot <arch>'s <kernel> once per mode in <modes> running only the unmap
-# suite, and record each boot's results as <label>-<mode>.
-# $(call unmap_boots,<arch>,<kernel>,<modes>,<label>[,<append>])
-define unmap_boots
-rc=0; for mode in $(3); do \
-	log=$(B)/check/$(4)-$$mode.log; \
-	$(TEST) "boot $(1) $(2) ($$mode, unmap suite)" scripts/boot.sh $(1) $$mode \
-		$(call kernel,$(2),$(1)) $(call initramfs,$(2),$(1)) $$log 300 \
-		"$(UNMAP_APPEND) $(5)" || rc=1; \
-	scripts/guest-results.py --no-kunit $(B)/$(2)/linux $$log $(4)-$$mode $(CHECK) || rc=1; \
-done; exit $$rc
-endef
+# Every boot of $(BOOTS) for one kernel and architecture, with what each
+# console shows recorded.
+# $(call boots,<kernel>,<arch>,<image>,<initramfs>,<tree>)
+boots = scripts/check-boots.sh $(CHECK) $(BOOTS) $(1) $(2) $(3) $(4) $(5)
 
 check-series: $(STATE)/patched.rev
 	@scripts/check-apply.sh $(TREE) patches $(CHECK)
@@ -281,39 +260,22 @@ check-pristine: $(addprefix check-pristine-,$(ARCHS))
 check-pristine-%: $(STATE)/pristine.rev
 	@$(TEST) "build $* kernel, Linux 7.3 as it is" \
 		$(MAKE) --no-print-directory $(call initramfs,pristine,$*)
-	@$(TEST) "boot $*, Linux 7.3 as it is ($(CHECK_MODE_$*))" scripts/boot.sh $* $(CHECK_MODE_$*) \
-		$(call kernel,pristine,$*) $(call initramfs,pristine,$*) \
-		$(B)/check/pristine-$*.log 300 "kunit.enable=1 wb.job=check $(CHECK_APPEND_$*)"
-	@scripts/guest-results.py --no-kunit $(B)/pristine/linux $(B)/check/pristine-$*.log \
-		$*-7.3 $(CHECK)
-	@$(call unmap_boots,$*,pristine,$(UNMAP_MODES_pristine_$*),$*-7.3)
+	@$(call boots,pristine,$*,$(call kernel,pristine,$*),$(call initramfs,pristine,$*),\
+		$(B)/pristine/linux)
 
 check-%: $(STATE)/patched.rev $(STATE)/pristine.rev
 	@$(TEST) "build $* kernel" $(MAKE) --no-print-directory $(call initramfs,patched,$*)
 	@scripts/warnings.sh $* $(TREE) $(B)/patched/out-$* $(B)/pristine/linux \
 		$(B)/pristine/out-$* $(CHECK) $(FRAGMENTS_$*)
-	@$(TEST) "boot $* ($(CHECK_MODE_$*))" scripts/boot.sh $* $(CHECK_MODE_$*) \
-		$(call kernel,patched,$*) $(call initramfs,patched,$*) $(B)/check/$*.log 300 \
-		"kunit.enable=1 wb.job=check $(CHECK_APPEND_$*)"
-	@scripts/guest-results.py $(TREE) $(B)/check/$*.log $* $(CHECK)
-	@$(call unmap_boots,$*,patched,$(UNMAP_MODES_$*),$*)
+	@$(call boots,patched,$*,$(call kernel,patched,$*),$(call initramfs,patched,$*),$(TREE))
 
 ## 5. The debug kernel, part of check
 
 # The patched x86_64 kernel with lockdep, KASAN, kmemleak and DMA API
 # debugging (configs/debug.config), its own test module (struct layouts
-# differ), the tools, booted in each IOMMU mode with KUnit, a
-# small benchmark matrix and, in lazy mode, CPU hotplug during
-# a run.
+# differ) and the tools, booted as the debug rows of $(BOOTS) say.
 DEBUG := $(B)/debug
 FRAGMENTS_debug := $(FRAGMENTS_x86_64) configs/debug.config
-DEBUG_MODES := lazy strict cm
-# no5lvl: in 7.3, identify_cpu() zeroes the boot CPU's feature bits, LA57
-# with them, and KASAN takes an interrupt in that window for a wild access
-# to the direct map (seen once in 15 boots with QEMU's -cpu max, which has
-# LA57); the series runs no code there, and 4-level paging avoids the race.
-DEBUG_APPEND := kunit.enable=1 wb.job=full wb.maps=single wb.granules=1,256 wb.threads=1,2 \
-	wb.depths=1,64 wb.seconds=1 no5lvl
 
 $(DEBUG)/out-x86_64/$(IMAGE_x86_64): $(STATE)/patched.rev $(FRAGMENTS_debug) scripts/kbuild.sh scripts/kconfig.sh
 	@$(STAGE) "debug x86_64 kernel" scripts/kbuild.sh x86_64 $(TREE) $(DEBUG)/out-x86_64 $(FRAGMENTS_debug)
@@ -336,14 +298,8 @@ check-debug: $(STATE)/deps
 check-debug-tests: $(STATE)/patched.rev
 	@$(TEST) "build the debug x86_64 kernel" \
 		$(MAKE) --no-print-directory $(DEBUG)/initramfs-x86_64.cpio.gz
-	@rc=0; for mode in $(DEBUG_MODES); do \
-		log=$(B)/check/x86_64-debug-$$mode.log; \
-		hotplug=0; [ "$$mode" != lazy ] || hotplug=1; \
-		$(TEST) "boot the debug x86_64 kernel ($$mode)" \
-			scripts/boot.sh x86_64 $$mode $(DEBUG)/out-x86_64/$(IMAGE_x86_64) \
-			$(DEBUG)/initramfs-x86_64.cpio.gz $$log 1800 "$(DEBUG_APPEND) $(CHECK_APPEND_x86_64) wb.hotplug=$$hotplug" || rc=1; \
-		scripts/guest-results.py $(TREE) $$log x86_64-debug-$$mode $(CHECK) || rc=1; \
-	done; exit $$rc
+	@$(call boots,debug,x86_64,$(DEBUG)/out-x86_64/$(IMAGE_x86_64),\
+		$(DEBUG)/initramfs-x86_64.cpio.gz,$(TREE))
 
 check-bisect: $(STATE)/patched.rev $(OLD_TOOL)/stamp
 	@mkdir -p $(dir $(CHECK))
