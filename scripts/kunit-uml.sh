@@ -14,6 +14,10 @@ tree=$1 out=$2 dir=$3 log=$4
 [ -f "$tree/$dir/.kunitconfig" ] || die "$tree/$dir has no .kunitconfig"
 mkdir -p "$out" "$(dirname "$log")"
 out=$(realpath "$out") log=$(realpath "$log")
+# Relative paths in ccache's hashes, as kbuild.sh has them: another clone
+# of the workbench hits the same cache.
+export CCACHE_BASEDIR
+CCACHE_BASEDIR=$(dirname "$out")
 cd "$tree"
 python3 tools/testing/kunit/kunit.py run --kunitconfig "$dir" --build_dir "$out" \
 	--jobs "$(nproc)" --make_options CC="ccache gcc" --raw_output=all >"$log" 2>&1 ||
