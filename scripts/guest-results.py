@@ -54,20 +54,22 @@ def boot_console(log):
 
 
 def module_ktap(log):
-    """The test modules' KTAP, which the guest printed between WB-KTAP
-    markers, and the suites whose block the console cut short."""
-    ktap, cut, inside = [], [], None
+    """The test modules' KTAP documents, one per suite, which the guest
+    printed between WB-KTAP markers, and the suites whose block the console
+    cut short."""
+    blocks, cut, inside = [], [], None
     with open(log, errors="replace") as console:
         for line in console:
             if line.startswith("WB-KTAP-BEGIN"):
                 inside = line.split(maxsplit=1)[-1].strip()
+                blocks.append("")
             elif line.startswith("WB-KTAP-END"):
                 inside = None
             elif inside:
-                ktap.append(line)
+                blocks[-1] += line
     if inside:
         cut.append(inside)
-    return "".join(ktap), cut
+    return blocks, cut
 
 
 def record_kunit(tree, text, label, results, where="the console"):
@@ -217,8 +219,9 @@ def main():
     tree, log, label, results = [a for a in args if a != "--no-kunit"]
     if kunit:
         record_kunit(tree, boot_console(log), label, results)
-    ktap, cut = module_ktap(log)
-    if ktap:
+    # Each suite's document apart: kunit.py parse reads one per input.
+    blocks, cut = module_ktap(log)
+    for ktap in blocks:
         record_kunit(tree, ktap, label, results, "the test modules' KTAP")
         record_stale_faults(ktap, label, results)
     for suite in cut:
