@@ -82,7 +82,7 @@ MODULES_arm64 := wb_dma_test
 # The guest boots of check, as a table (label, architecture, kernel, IOMMU
 # mode, whether the built-in suites count, time limit, command line).
 BOOTS := configs/boots
-GUEST := $(wildcard guest/*)
+GUEST := $(wildcard guest/init guest/*.sh guest/steps/*.sh)
 STAGE := scripts/stage.sh
 TEST := scripts/test.sh $(CHECK)
 
@@ -92,6 +92,8 @@ kernel = $(B)/$(1)/out-$(2)/$(IMAGE_$(2))
 tools = $(B)/$(1)/tools-$(2)/dma_map_benchmark
 initramfs = $(B)/$(1)/initramfs-$(2).cpio.gz
 modules = $(foreach m,$(MODULES_$(2)),$(B)/$(1)/modules-$(2)/$(m)/$(m).ko)
+# The kselftest KTAP helpers the guest's steps print their results with
+ktap_helpers = $(B)/$(1)/linux/tools/testing/selftests/kselftest/ktap_helpers.sh
 
 .PHONY: all report check check-tests check-series check-shell check-pristine tree export \
 	apply check-bisect check-breaks check-iommupt check-parsers check-debug check-debug-tests check-deps reset-tree \
@@ -99,7 +101,7 @@ modules = $(foreach m,$(MODULES_$(2)),$(B)/$(1)/modules-$(2)/$(m)/$(m).ko)
 
 all: report
 
-## 1. Packages, the base tree and the series on it
+## 1. Packages, the pristine tree and the series on it
 
 $(STATE)/deps: scripts/deps.sh
 	@mkdir -p $(STATE)
@@ -108,33 +110,33 @@ $(STATE)/deps: scripts/deps.sh
 
 # Debian's source packages, unpacked under build/deb-<series>/; the file
 # build/deb-<series>.tarball names the source tarball.
-$(B)/deb-%.tarball: scripts/fetch-base.sh | $(STATE)/deps
-	@scripts/fetch-base.sh linux-source-$* $(if $(filter $(BASE_SERIES),$*),$(BASE_VERSION) \
+$(B)/deb-%.tarball: scripts/fetch-source.sh | $(STATE)/deps
+	@scripts/fetch-source.sh linux-source-$* $(if $(filter $(BASE_SERIES),$*),$(BASE_VERSION) \
 		$(BASE_SUITE),$(OLD_VERSION) $(OLD_SUITE)) $(B)/deb-$* >$@
 
-$(STATE)/base: $(B)/deb-$(BASE_SERIES).tarball | $(STATE)/deps
-	@$(STAGE) "base tree" scripts/base.sh $(TREE) $$(cat $<) $$(cat $(B)/deb-$(BASE_SERIES)/version) \
+$(STATE)/pristine: $(B)/deb-$(BASE_SERIES).tarball | $(STATE)/deps
+	@$(STAGE) "pristine tree" scripts/pristine.sh $(TREE) $$(cat $<) $$(cat $(B)/deb-$(BASE_SERIES)/version) \
 		$(BASE_SERIES)
 	@touch $@
 
 # Rewritten only when the tree changes, so kernels rebuild only then.
-$(STATE)/baseline.rev $(STATE)/patched.rev &: $(STATE)/base FORCE
+$(STATE)/baseline.rev $(STATE)/patched.rev &: $(STATE)/pristine FORCE
 	@$(STAGE) "series" scripts/tree.sh $(TREE) patches $(B)/baseline/linux $(STATE)
 
-# Linux 7.3 as it is (the base), tested as a check.
-$(STATE)/pristine.rev: $(STATE)/base
-	@scripts/worktree.sh $(TREE) base $(B)/pristine/linux
-	@git -C $(TREE) rev-parse base >$@
+# Linux 7.3 as it is (pristine), tested as a check.
+$(STATE)/pristine.rev: $(STATE)/pristine
+	@scripts/worktree.sh $(TREE) pristine $(B)/pristine/linux
+	@git -C $(TREE) rev-parse pristine >$@
 
 tree: $(STATE)/patched.rev
 
-export: $(STATE)/base
+export: $(STATE)/pristine
 	@scripts/export.sh $(TREE) patches $(STATE)
 
 apply: $(STATE)/deps
 	@scripts/ksrc.sh "$(KSRC)" patches
 
-reset-tree: $(STATE)/base
+reset-tree: $(STATE)/pristine
 	@scripts/reset-tree.sh $(TREE)
 	@$(STAGE) "series" scripts/tree.sh $(TREE) patches $(B)/baseline/linux $(STATE)
 
@@ -162,8 +164,8 @@ $(B)/%/tools-$(1)/dma_map_benchmark: $(B)/%/out-$(1)/$(IMAGE_$(1)) $(OLD_TOOL)/s
 
 $(B)/%/initramfs-$(1).cpio.gz: $(B)/%/tools-$(1)/dma_map_benchmark $(call modules,%,$(1)) \
 		$(BUSYBOX_$(1)) $(GUEST) scripts/initramfs.sh
-	@$(STAGE) "$$* $(1) initramfs" scripts/initramfs.sh $(BUSYBOX_$(1)) guest $$@ $$< $$<-7.3 $$<-6.12 \
-		$(TOOLS_$(1):%=$$<-%) $(call modules,$$*,$(1))
+	@$(STAGE) "$$* $(1) initramfs" scripts/initramfs.sh $(BUSYBOX_$(1)) guest $$@ \
+		$(call ktap_helpers,$$*) $$< $$<-7.3 $$<-6.12 $(TOOLS_$(1):%=$$<-%) $(call modules,$$*,$(1))
 endef
 $(foreach arch,$(ARCHS),$(eval $(call arch_rules,$(arch))))
 
@@ -246,7 +248,7 @@ check-parsers: $(STATE)/patched.rev
 	@scripts/test-parsers.sh $(TREE) $(CHECK)
 
 check-shell:
-	@$(TEST) "shellcheck of the workbench" shellcheck -x scripts/*.sh archs/*.sh guest/init guest/*.sh .ci/run
+	@$(TEST) "shellcheck of the workbench" shellcheck -x scripts/*.sh archs/*.sh guest/init guest/*.sh guest/steps/*.sh .ci/run
 
 # deps.sh in a fresh Debian 12 root (debootstrap): its package list gives
 # every command the workbench calls, whatever this machine happens to have.
@@ -287,7 +289,9 @@ $(DEBUG)/modules-x86_64/wb_dma_test/wb_dma_test.ko: $(DEBUG)/out-x86_64/$(IMAGE_
 
 $(DEBUG)/initramfs-x86_64.cpio.gz: $(call tools,patched,x86_64) \
 		$(DEBUG)/modules-x86_64/wb_dma_test/wb_dma_test.ko $(GUEST) scripts/initramfs.sh
-	@$(STAGE) "debug x86_64 initramfs" scripts/initramfs.sh $(BUSYBOX_x86_64) guest $@ $^
+	@$(STAGE) "debug x86_64 initramfs" scripts/initramfs.sh $(BUSYBOX_x86_64) guest $@ \
+		$(call ktap_helpers,patched) $(call tools,patched,x86_64) \
+		$(DEBUG)/modules-x86_64/wb_dma_test/wb_dma_test.ko
 
 check-debug: $(STATE)/deps
 	@mkdir -p $(dir $(CHECK))

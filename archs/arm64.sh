@@ -12,6 +12,8 @@ cpu_kvm=
 console=ttyAMA0
 # Each IOMMU mode: extra QEMU options (the SMMU is part of the machine) and
 # the kernel's command line.
+# On every mode's command line: the guest must find the ivshmem peer.
+append_all="wb.wb_dma_test=expect_ivshmem=1"
 iommu_off='' append_off="iommu.passthrough=1"
 iommu_lazy='' append_lazy="iommu.passthrough=0 iommu.strict=0"
 iommu_strict='' append_strict="iommu.passthrough=0 iommu.strict=1"

@@ -11,6 +11,8 @@ console=ttyS0
 # Each IOMMU mode: the IOMMU's QEMU device and the kernel's command line.
 # cm is VT-d's caching mode, the virtual-IOMMU case; the kernel picks its
 # default strictness there.
+# On every mode's command line: nothing more.
+append_all=""
 iommu_off="-device intel-iommu" append_off="intel_iommu=off"
 iommu_lazy="-device intel-iommu" append_lazy="intel_iommu=on iommu.strict=0"
 iommu_strict="-device intel-iommu" append_strict="intel_iommu=on iommu.strict=1"

@@ -10,7 +10,7 @@ set -eu
 
 tree=$1 work=$2 configs=$3 old_tool=$4 results=$5
 mkdir -p "$work"
-for commit in $(git -C "$tree" rev-list --reverse base..HEAD); do
+for commit in $(git -C "$tree" rev-list --reverse pristine..HEAD); do
 	"$(dirname "$0")/worktree.sh" "$tree" "$commit" "$work/linux"
 	subject=$(git -C "$tree" log -1 --format=%s "$commit" | tr -d '#')
 	for arch in x86_64 arm64; do

@@ -22,7 +22,7 @@ arch_facts "$arch"
 case $mode in *[!a-z0-9_]* | "") die "unknown $arch IOMMU mode '$mode'" ;; esac
 iommu=iommu_$mode mode_append=append_$mode
 [ -n "${!mode_append+set}" ] || die "unknown $arch IOMMU mode $mode"
-append="${!mode_append} $append"
+append="${!mode_append} $append_all $append"
 accel="-accel tcg $cpu"
 [ -z "${WB_ICOUNT:-}" ] || accel="-accel tcg -icount shift=$WB_ICOUNT,sleep=off $cpu"
 if [ "${WB_ACCEL:-tcg}" = kvm ]; then
@@ -44,13 +44,14 @@ if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 	show_tail "$log" 40
 	die "$name hung: killed after $limit s"
 fi
-if ! grep -q '^WB-END' "$log"; then
+# The guest's KTAP document ends with "# wb: end rc=<status>" (guest/init).
+if ! grep -q '^# wb: end rc=' "$log"; then
 	[ ! -s "$log.qemu" ] || show_tail "$log.qemu" 10
 	show_tail "$log" 40
 	die "$name did not boot or crashed (qemu exit $rc)"
 fi
-if ! grep -q '^WB-END rc=0' "$log"; then
+if ! grep -q '^# wb: end rc=0' "$log"; then
 	show_tail "$log" 40
-	warn "$name: job failed ($(grep '^WB-END' "$log"))"
+	warn "$name: job failed ($(grep '^# wb: end rc=' "$log"))"
 	exit 3
 fi

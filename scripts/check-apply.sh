@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Test that each patch of the series applies, in order, to the pristine base.
+# Test that each patch of the series applies, in order, to the pristine tree.
 # Works in a scratch index: neither the tree nor its work tree is touched.
 # Usage: check-apply.sh <tree> <patch dir> <results>
 set -eu
@@ -11,7 +11,7 @@ tree=$1 dir=$(realpath "$2") results=$3
 GIT_INDEX_FILE=$(mktemp)
 export GIT_INDEX_FILE
 trap 'rm -f "$GIT_INDEX_FILE"' EXIT
-git -C "$tree" read-tree base
+git -C "$tree" read-tree pristine
 
 broken=""
 for p in $(series_patches "$dir/series"); do

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Write the commits base..HEAD of <tree> to <patch dir> as a git format-patch
+# Write the commits pristine..HEAD of <tree> to <patch dir> as a git format-patch
 # series with a cover letter (from the branch description) and a series file
 # that keeps the baseline-end marker. Files that did not change are not
 # touched, so exporting an unchanged tree changes nothing.
@@ -13,10 +13,10 @@ tree=$1 patches=$(realpath "$2") state=$3
 [ -z "$(git -C "$tree" status --porcelain --untracked-files=no)" ] ||
 	die "$tree has uncommitted changes: commit them first"
 
-count=$(git -C "$tree" rev-list --count base..HEAD)
+count=$(git -C "$tree" rev-list --count pristine..HEAD)
 keep=$(series_baseline_count "$patches/series" 2>/dev/null || echo 0)
 [ "$keep" -le "$count" ] || keep=$count
-base_line="Applies to $(git -C "$tree" log -1 --format=%s base)."
+base_line="Applies to $(git -C "$tree" log -1 --format=%s pristine)."
 
 cover_description() {
 	desc=$(git -C "$tree" config branch.series.description || true)
@@ -28,8 +28,8 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 if [ "$count" -gt 0 ]; then
 	git -C "$tree" config branch.series.description "$(cover_description)"
-	git -C "$tree" format-patch -q -M --zero-commit --no-signature --base=base \
-		--cover-letter --cover-from-description=subject -o "$out" base..HEAD
+	git -C "$tree" format-patch -q -M --zero-commit --no-signature --base=pristine \
+		--cover-letter --cover-from-description=subject -o "$out" pristine..HEAD
 	# The cover letter's date is the newest patch's, not the export's.
 	date=$(git -C "$tree" log -1 --format='%aD' HEAD)
 	sed -i "s/^Date: .*/Date: $date/" "$out/0000-cover-letter.patch"

@@ -4,16 +4,15 @@
 
 Usage: guest-results.py [--no-kunit] <tree> <console log> <label> <results>
 
-KUnit's KTAP is parsed by the tree's own tools/testing/kunit/kunit.py parse;
-each test case becomes one result: the built-in suites' from the console
-before the guest's init (not with --no-kunit), the test modules' from
-between WB-KTAP markers. wb_dma_unmap's count of stale-IOVA faults is one
-result more, with the numbers in its name. Any kernel warning, BUG, oops,
-lockdep, KASAN, kmemleak or DMA-API debug report in the console fails.
-The tool runs' TAP between the guest's WB-TOOL markers gives one result per
-test; WB-MODULE and WB-HOTPLUG lines one result each. A console cut short
-fails: a module's KTAP or a tool run without its end marker, a guest job
-without WB-END (a guest that hung, crashed or was killed).
+The console holds two KTAP documents, both parsed by the tree's own
+tools/testing/kunit/kunit.py parse: the built-in KUnit suites' as the
+kernel boots (not with --no-kunit), then the guest job's (guest/init),
+which starts with the line "# wb: job=..." and ends with "# wb: end rc=N".
+Each test case of either becomes one result. The job's document must be
+complete (every planned test reported) and reach its end line: a guest
+that hung, crashed or was killed fails. wb_dma_unmap's count of stale-IOVA
+faults is one result more, and any kernel warning, BUG, oops, lockdep,
+KASAN, kmemleak or DMA-API debug report in the console fails.
 """
 
 import json
@@ -22,10 +21,6 @@ import re
 import subprocess
 import sys
 import tempfile
-
-SKIP_ONLY = re.compile(r"^ok \d+ # SKIP (.*)$")
-TAP = re.compile(r"^(not ok|ok) \d+ (.*?)(?:\s+#\s*(SKIP|TODO)?.*)?$")
-
 
 def record(results, status, name, detail=""):
     """One result: a name that stays the same from run to run, and what
@@ -38,41 +33,41 @@ def record(results, status, name, detail=""):
 
 
 def kunit_cases(group, prefix=""):
-    """Yield (name, status) for every test case in kunit.py's JSON."""
+    """Yield (name, status) for every test case in kunit.py's JSON. Tests
+    the document planned but never reported have no name: they are the
+    last ones, named by their number."""
     name = group["name"] if prefix or group["name"] != "KUnit Test Group" else ""
     path = f"{prefix}.{name}" if prefix and name else (name or prefix)
-    for case in group.get("test_cases", []):
-        yield (f"{path}.{case['name']}" if path else case["name"]), case["status"]
+    cases = group.get("test_cases", [])
+    number = len(group.get("sub_groups", [])) + sum(1 for case in cases if case["name"])
+    for case in cases:
+        if not case["name"]:
+            number += 1
+        case_name = case["name"] or f"test {number}, planned, never reported"
+        yield (f"{path}.{case_name}" if path else case_name), case["status"]
     for sub in group.get("sub_groups", []):
         yield from kunit_cases(sub, path)
 
 
-def boot_console(log):
-    """The console up to the guest's init: KUnit's built-in suites run before it."""
-    with open(log, errors="replace") as console:
-        return console.read().split("WB-BEGIN", 1)[0]
+# The guest job's document: its version line, then (kernel messages may
+# come between) the line naming the job.
+JOB_LINE = re.compile(r"^# wb: job=", re.M)
+VERSION_LINE = re.compile(r"^K?TAP version \d+$", re.M)
 
 
-def module_ktap(log):
-    """The test modules' KTAP documents, one per suite, which the guest
-    printed between WB-KTAP markers, and the suites whose block the console
-    cut short."""
-    blocks, cut, inside = [], [], None
-    with open(log, errors="replace") as console:
-        for line in console:
-            if line.startswith("WB-KTAP-BEGIN"):
-                inside = line.split(maxsplit=1)[-1].strip()
-                blocks.append("")
-            elif line.startswith("WB-KTAP-END"):
-                inside = None
-            elif inside:
-                blocks[-1] += line
-    if inside:
-        cut.append(inside)
-    return blocks, cut
+def split_console(text):
+    """The console before the guest job's document (the kernel's boot, with
+    the built-in suites' KTAP) and the document itself, or None."""
+    job = JOB_LINE.search(text)
+    if not job:
+        return text, None
+    versions = list(VERSION_LINE.finditer(text, 0, job.start()))
+    start = versions[-1].start() if versions else job.start()
+    return text[:start], text[start:]
 
 
-def record_kunit(tree, text, label, results, where="the console"):
+def kunit_parse(tree, text):
+    """kunit.py parse's JSON of one KTAP document, and its summary line."""
     kunit = os.path.join(tree, "tools/testing/kunit/kunit.py")
     with tempfile.NamedTemporaryFile(suffix=".json") as tmp:
         run = subprocess.run([sys.executable, kunit, "parse", "--json=" + tmp.name],
@@ -80,90 +75,42 @@ def record_kunit(tree, text, label, results, where="the console"):
         summary = [line for line in run.stdout.splitlines() if "Testing complete" in line]
         try:
             with open(tmp.name) as data:
-                cases = list(kunit_cases(json.load(data)))
+                return json.load(data), summary[-1].strip() if summary else ""
         except (OSError, ValueError):
-            cases = []
+            print(run.stdout[-2000:] + run.stderr[-2000:])
+            return None, ""
+
+
+STATUS = {"PASS": "PASS", "SKIP": "SKIP"}
+
+
+def record_kunit(tree, text, label, results):
+    """The built-in suites, from the console up to the guest's job."""
+    parsed, summary = kunit_parse(tree, text)
+    cases = list(kunit_cases(parsed)) if parsed else []
     if not cases:
-        print(run.stdout[-2000:] + run.stderr[-2000:])
-        record(results, "FAIL", f"kunit {label}", f"no KUnit results in {where}")
+        record(results, "FAIL", f"kunit {label}", "no KUnit results in the console")
         return
     for name, status in cases:
-        status = {"PASS": "PASS", "SKIP": "SKIP"}.get(status, "FAIL")
-        record(results, status, f"kunit {label} {name}")
+        record(results, STATUS.get(status, "FAIL"), f"kunit {label} {name}")
     if summary:
-        print("   ", summary[-1].strip())
+        print("   ", summary)
 
 
-PLAN = re.compile(r"^1\.\.(\d+)")
-EXIT = re.compile(r"^# exit=(\d+)")
-
-
-def record_tap(log, label, results, marker="WB-TOOL", required=True):
-    """One result per TAP line between <marker>-BEGIN and <marker>-END; a
-    short count or a bad exit is one failure, and so is no TAP at all when
-    <required>."""
-    inside, found, planned, exit_status = False, 0, None, 0
-    with open(log, errors="replace") as console:
-        for line in console:
-            line = line.rstrip("\r\n")
-            if line.startswith(marker + "-BEGIN"):
-                inside = True
-            elif line.startswith(marker + "-END"):
-                inside = False
-            elif inside and PLAN.match(line) and planned is None:
-                planned = int(PLAN.match(line).group(1))
-            elif inside and EXIT.match(line):
-                exit_status = int(EXIT.match(line).group(1))
-            elif inside and SKIP_ONLY.match(line):
-                # "ok N # SKIP <reason>": the reason names it
-                found += 1
-                record(results, "SKIP", f"tool {label} {SKIP_ONLY.match(line).group(1)}")
-            elif inside:
-                match = TAP.match(line)
-                if match:
-                    found += 1
-                    verdict, name, directive = match.groups()
-                    status = "SKIP" if directive == "SKIP" else (
-                        "PASS" if verdict == "ok" else "FAIL")
-                    record(results, status, f"tool {label} {name}")
-    if not found and planned is None and not required:
-        return
-    if inside:
-        record(results, "FAIL", f"tool {label}: every run ended", "the console stops inside one")
-    if not found and planned != 0:
-        record(results, "FAIL", f"tool {label}: TAP in the console", "none")
-    elif planned is not None and found < planned:
-        record(results, "FAIL", f"tool {label}: every planned result",
-               f"{found} of {planned}")
-    if exit_status not in (0, 4):
-        record(results, "FAIL", f"tool {label}: exit status", str(exit_status))
-
-
-def record_runs(log, label, results):
-    """The benchmark matrix's runs (the debug kernel's boots), all of them as one result."""
-    with open(log, errors="replace") as console:
-        ends = re.findall(r"^WB-(?:RUN|COUNT)-END rc=(\d+)", console.read(), re.M)
-    if ends:
-        good = ends.count("0")
-        record(results, "PASS" if good == len(ends) else "FAIL",
-               f"benchmark matrix on {label}", f"{good} of {len(ends)} runs succeeded")
-
-
-def record_markers(log, label, results):
-    """A test module's load, the CPU hotplug run."""
-    with open(log, errors="replace") as console:
-        for line in console:
-            match = re.match(r"^WB-HOTPLUG rc=(\S+)(.*)", line)
-            if match:
-                status = {"0": "PASS", "skip": "SKIP"}.get(match.group(1), "FAIL")
-                if "offline=ok online=ok" not in match.group(2) and status == "PASS":
-                    status = "FAIL"
-                record(results, status, f"CPU 1 offline and back during a 2-thread "
-                       f"256-page run on {label}", f"rc={match.group(1)}{match.group(2).rstrip()}")
-            match = re.match(r"^WB-MODULE (\S+) rc=(\d+)", line)
-            if match:
-                status = "PASS" if match.group(2) == "0" else "FAIL"
-                record(results, status, f"load test module {match.group(1)} on {label}")
+def record_job(tree, document, label, results):
+    """The guest job's document: one result per test, one for its being
+    complete, one for its end line."""
+    parsed, summary = kunit_parse(tree, document)
+    for name, status in kunit_cases(parsed) if parsed else []:
+        record(results, STATUS.get(status, "FAIL"), f"{label} {name}")
+    errors = parsed["misc"]["errors"] if parsed else 1
+    record(results, "FAIL" if errors else "PASS", f"the guest job's KTAP on {label} is complete",
+           f"{errors} errors: see kunit.py parse" if errors else "")
+    ended = re.search(r"^# wb: end rc=(\d+)", document, re.M)
+    record(results, "PASS" if ended else "FAIL", f"the guest job on {label} ran to its end",
+           f"rc={ended.group(1)}" if ended else "the console stops before '# wb: end'")
+    if summary:
+        print("   ", summary)
 
 
 # What the kernel prints when something is wrong: WARN*() and lockdep
@@ -201,39 +148,18 @@ def record_stale_faults(ktap, label, results):
                    "lands nowhere", f"{seen} of {expected} faulted, {touched} bytes touched")
 
 
-def record_job_end(log, label, results):
-    """A guest whose job started must have reached its end: a console that
-    stops before WB-END is a guest that hung, crashed or was killed."""
-    with open(log, errors="replace") as console:
-        text = console.read()
-    if "\nWB-BEGIN " not in "\n" + text:
-        return
-    ended = re.search(r"^WB-END rc=(\d+)", text, re.M)
-    record(results, "PASS" if ended else "FAIL", f"the guest job on {label} ran to its end",
-           f"rc={ended.group(1)}" if ended else "the console stops before WB-END")
-
-
 def main():
     args = sys.argv[1:]
     kunit = "--no-kunit" not in args
     tree, log, label, results = [a for a in args if a != "--no-kunit"]
-    if kunit:
-        record_kunit(tree, boot_console(log), label, results)
-    # Each suite's document apart: kunit.py parse reads one per input.
-    blocks, cut = module_ktap(log)
-    for ktap in blocks:
-        record_kunit(tree, ktap, label, results, "the test modules' KTAP")
-        record_stale_faults(ktap, label, results)
-    for suite in cut:
-        record(results, "FAIL", f"test module KTAP on {label} complete", f"cut inside {suite}")
-    record_markers(log, label, results)
-    record_runs(log, label, results)
-    # Only the check job runs the tools (not the unmap suite's boots).
     with open(log, errors="replace") as console:
-        check_job = "WB-BEGIN job=check" in console.read()
-    record_tap(log, label, results, required=check_job)
+        boot, job = split_console(console.read().replace("\r", ""))
+    if kunit:
+        record_kunit(tree, boot, label, results)
+    if job is not None:
+        record_job(tree, job, label, results)
+        record_stale_faults(job, label, results)
     record_kernel_reports(log, label, results)
-    record_job_end(log, label, results)
 
 
 if __name__ == "__main__":

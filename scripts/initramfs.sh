@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Pack a guest initramfs: busybox, the guest/ scripts, the given programs
-# (in /bin) and kernel modules (*.ko, in /lib/modules).
+# Pack a guest initramfs: busybox, the guest/ scripts, the given shell
+# libraries (*.sh, in /wb), programs (in /bin) and kernel modules (*.ko, in
+# /lib/modules).
 # Usage: initramfs.sh <busybox> <guest dir> <output.cpio.gz> <program or module>...
 set -eu
 # shellcheck source=scripts/lib.sh
@@ -12,14 +13,16 @@ shift 3
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
 
-mkdir -p "$root/bin" "$root/wb" "$root/proc" "$root/sys" "$root/dev" "$root/tmp" \
+mkdir -p "$root/bin" "$root/wb/steps" "$root/proc" "$root/sys" "$root/dev" "$root/tmp" \
 	"$root/lib/modules"
 install -m 755 "$busybox" "$root/bin/busybox"
 ln -s busybox "$root/bin/sh"
 install -m 755 "$guest/init" "$root/init"
-install -m 755 "$guest"/*.sh "$root/wb/"
+install -m 644 "$guest"/*.sh "$root/wb/"
+install -m 755 "$guest"/steps/*.sh "$root/wb/steps/"
 for file in "$@"; do
 	case $file in
+	*.sh) install -m 644 "$file" "$root/wb/" ;;
 	*.ko) install -m 644 "$file" "$root/lib/modules/" ;;
 	*) install -m 755 "$file" "$root/bin/" ;;
 	esac

@@ -5,10 +5,12 @@
 Usage: report.py <results dir> <baseline dir> <patched dir> <accelerator>
 
 Each kernel directory holds the console logs of each IOMMU mode (<mode>.log,
-and <mode>-smp.log for runs of more threads) with the WB-RUN and WB-COUNT
-blocks of guest/bench.sh. Writes bench.csv,
-bench.json and bench.png (when gnuplot is there) into <results dir> and
-prints the tables.
+and <mode>-smp.log for runs of more threads). The guest's bench step
+(guest/steps/bench.sh) prints JSON objects there as KTAP diagnostic lines:
+the matrix it was asked for, then one object per run. A run of the matrix
+with no object, a failed run and a run that lost trace events are failed
+rows, and the report then fails. Writes bench.csv, bench.json and bench.png
+(when gnuplot is there) into <results dir> and prints the tables.
 """
 
 import csv
@@ -19,31 +21,21 @@ import subprocess
 import sys
 
 MODES = ["off", "lazy", "strict", "cm"]
-BLOCK = re.compile(r"^WB-(RUN|COUNT) ?(.*)$")
-END = re.compile(r"^WB-(RUN|COUNT)-END rc=(\d+)")
-# A run mainline's tool cannot do (guest/bench.sh names it)
-SKIP = re.compile(r"^WB-RUN-SKIP (.*)$")
-# Linux 7.3's tool (and 6.12's): "average map latency(us):0.8 standard deviation:0.3"
-UPSTREAM = re.compile(r"average (map|unmap) latency\(us\):([\d.]+) standard deviation:([\d.]+)")
+# "# {...}": one JSON object of the bench step
+OBJECT = re.compile(r"^\s*# (\{.*\})\s*$")
 STATS = ("mean", "p50", "p99")
 KEY = ("mode", "map", "granule", "threads", "depth")
 
 
-def parse_output(lines):
-    """Metrics in ns of one run, from either tool's output."""
-    metrics = {}
-    for line in lines:
-        if line.startswith("{"):
-            result = json.loads(line)
-            for op in ("map", "unmap"):
-                for stat in STATS:
-                    metrics[f"{op}_{stat}"] = result[op][stat + "_ns"]
-            metrics["ops"] = result["ops"]
-            continue
-        match = UPSTREAM.search(line)
-        if match:
-            metrics[match.group(1) + "_mean"] = round(float(match.group(2)) * 1000)
-    return metrics
+def metrics(result):
+    """Latencies in ns, and operations, of one tool result (Linux 7.3's tool
+    gives means only)."""
+    found = {f"{op}_{stat}": result[op][stat + "_ns"]
+             for op in ("map", "unmap") for stat in STATS
+             if stat + "_ns" in result.get(op, {})}
+    if "ops" in result:
+        found["ops"] = result["ops"]
+    return found
 
 
 def per_thousand(calls, ops):
@@ -76,50 +68,61 @@ def counted(attrs, mode, ops, granule):
     }
 
 
-def run_key(attrs, mode):
-    return tuple([mode] + [attrs.get(k, "single" if k == "map" else "1") for k in KEY[1:]])
+def run_key(run, mode):
+    return (mode,) + tuple(str(run[k]) for k in KEY[1:])
+
+
+def matrix_keys(matrix, mode):
+    return {(mode, m, str(g), str(t), str(d)) for m in matrix["maps"]
+            for g in matrix["granules"] for t in matrix["threads"] for d in matrix["depths"]}
+
+
+def run_entry(run, mode):
+    """What the report keeps of one run object."""
+    if "skipped" in run:
+        return {"skipped": run["skipped"]}
+    if run.get("rc") or not run.get("timed"):
+        return {"failed": f"the run exited {run.get('rc')}"}
+    entry = dict(metrics(run["timed"]), domain=run.get("domain"))
+    count = run.get("counted")
+    if count is None:
+        return entry
+    if count.get("rc"):
+        entry["failed"] = f"its counting run exited {count['rc']}"
+    elif count.get("lost"):
+        entry["failed"] = f"{count['lost']} trace events lost"
+    else:
+        ops = (count.get("result") or {}).get("ops")
+        entry.update(counted(count, mode, ops, int(run["run"]["granule"])))
+    return entry
 
 
 def parse_console(path, mode):
-    """{key: run} for the runs of one console log; a run that failed, lost
-    trace events or was cut off by the console's end says so in "failed"."""
-    runs, attrs, lines, kind, last = {}, None, [], None, None
+    """{key: run} for the runs of one console log, with a failed run for
+    each of the matrix the console holds no object of."""
+    runs, keys = {}, None
     with open(path, errors="replace") as log:
         for line in log:
-            line = line.rstrip("\r\n")
-            end, start, skip = END.match(line), BLOCK.match(line), SKIP.match(line)
-            if skip:
-                attrs = dict(w.split("=", 1) for w in skip.group(1).split() if "=" in w)
-                runs[run_key(attrs, mode)] = {"skipped": True}
-            elif end and kind:
-                rc = end.group(2)
-                if kind == "RUN":
-                    last = run_key(attrs, mode)
-                    runs[last] = (dict(parse_output(lines), domain=attrs.get("domain"))
-                                  if rc == "0" else {"failed": f"the run exited {rc}"})
-                elif last in runs and "failed" not in runs[last]:
-                    if rc != "0":
-                        runs[last]["failed"] = f"its counting run exited {rc}"
-                    elif attrs.get("lost"):
-                        runs[last]["failed"] = f"{attrs['lost']} trace events lost"
-                    else:
-                        ops = parse_output(lines).get("ops")
-                        runs[last].update(counted(attrs, mode, ops,
-                                                  int(last[KEY.index("granule")])))
-                kind = None
-            elif start and not end:
-                kind = start.group(1)
-                attrs = dict(w.split("=", 1) for w in start.group(2).split() if "=" in w)
-                if kind == "COUNT":
-                    attrs = {k: int(v) for k, v in attrs.items()}
-                lines = []
-            elif kind:
-                lines.append(line)
-    if kind == "RUN":
-        runs[run_key(attrs, mode)] = {"failed": "the console ends inside the run"}
-    elif kind == "COUNT" and last in runs:
-        runs[last]["failed"] = "the console ends inside its counting run"
+            match = OBJECT.match(line.rstrip("\r\n"))
+            if not match:
+                continue
+            try:
+                obj = json.loads(match.group(1))
+            except ValueError:
+                continue
+            if "matrix" in obj:
+                keys = matrix_keys(obj["matrix"], mode)
+            elif "run" in obj:
+                runs[run_key(obj["run"], mode)] = run_entry(obj, mode)
+    if keys is None:
+        PROBLEMS.append(f"{path}: no benchmark matrix (the guest never reached its bench step)")
+    for key in (keys or set()) - set(runs):
+        runs[key] = {"failed": "no result in the console (it ends before the run)"}
     return runs
+
+
+# Consoles that hold no benchmark at all
+PROBLEMS = []
 
 
 def load(kernel_dir):
@@ -152,14 +155,14 @@ def rows(baseline, patched):
                                   if not run or "failed" in run) or None
         for op in ("map", "unmap"):
             for stat in STATS:
-                row[f"base_{op}_{stat}"] = b.get(f"{op}_{stat}")
+                row[f"baseline_{op}_{stat}"] = b.get(f"{op}_{stat}")
                 row[f"patched_{op}_{stat}"] = p.get(f"{op}_{stat}")
             # p50 where the tool has it, else the mean (mainline's tool).
             stat = "p50" if p.get(f"{op}_p50") and b.get(f"{op}_p50") else "mean"
             row[f"ratio_{op}"] = ratio(p.get(f"{op}_{stat}"), b.get(f"{op}_{stat}"))
             row[f"vs_direct_{op}"] = ratio(p.get(f"{op}_{stat}"), direct.get(f"{op}_{stat}"))
         for counter in COUNTERS:
-            row["base_" + counter] = b.get(counter)
+            row["baseline_" + counter] = b.get(counter)
             row["patched_" + counter] = p.get(counter)
         yield row
 
@@ -186,8 +189,8 @@ def print_table(title, table, columns):
 
 def latency_columns(op):
     cols = []
-    for who, label in (("base", "base"), ("patched", "patched")):
-        cols += [(f"{who}_{op}_mean", f"{label} mean", 12), (f"{who}_{op}_p50", "p50", 7),
+    for who, label in (("baseline", "baseline"), ("patched", "patched")):
+        cols += [(f"{who}_{op}_mean", f"{label} mean", 13), (f"{who}_{op}_p50", "p50", 7),
                  (f"{who}_{op}_p99", "p99", 7)]
     return cols + [(f"ratio_{op}", "p/b", 5), (f"vs_direct_{op}", "/direct", 7)]
 
@@ -197,13 +200,13 @@ def print_tables(table, accel):
           "patched/(patched, IOMMU off); both on p50 (on the mean for mainline's tool).\n")
     for op in ("map", "unmap"):
         print_table(f"dma_{op}", table, latency_columns(op))
-    counters = [("base_qi_per_1k_unmaps", "qi_submit_sync/1k unmaps: base", 30),
+    counters = [("baseline_qi_per_1k_unmaps", "qi_submit_sync/1k unmaps: baseline", 34),
                 ("patched_qi_per_1k_unmaps", "patched", 7),
-                ("base_alloc_iova_per_1k_maps", "alloc_iova/1k maps: base", 24),
+                ("baseline_alloc_iova_per_1k_maps", "alloc_iova/1k maps: baseline", 28),
                 ("patched_alloc_iova_per_1k_maps", "patched", 7),
-                ("base_inv_pages_per_page", "inv. pages/page: base", 21),
+                ("baseline_inv_pages_per_page", "inv. pages/page: baseline", 25),
                 ("patched_inv_pages_per_page", "patched", 7),
-                ("base_whole_inv", "domain-wide: base", 17),
+                ("baseline_whole_inv", "domain-wide: baseline", 21),
                 ("patched_whole_inv", "patched", 7)]
     if any(row[key] is not None for row in table for key, _, _ in counters):
         print_table("counters (separate runs with kprobes; qi_submit_sync without the "
@@ -222,7 +225,7 @@ def write_chart(table, path):
             for r in (r for r in picked if r["mode"] == mode):
                 values = []
                 for op in ("map", "unmap"):
-                    for who in ("base", "patched"):
+                    for who in ("baseline", "patched"):
                         v = r.get(f"{who}_{op}_p50") or r.get(f"{who}_{op}_mean")
                         values.append("NaN" if v is None else str(v))
                 out.write(f'{r["granule"]} {" ".join(values)}\n')
@@ -249,7 +252,8 @@ def main():
     results, baseline_dir, patched_dir, accel = sys.argv[1:5]
     table = list(rows(load(baseline_dir), load(patched_dir)))
     if not table:
-        sys.exit(f"report: no finished benchmark runs in {baseline_dir} or {patched_dir}")
+        sys.exit(f"report: no finished benchmark runs in {baseline_dir} or {patched_dir}" +
+                 "".join(f"\n{problem}" for problem in PROBLEMS))
     os.makedirs(results, exist_ok=True)
     with open(os.path.join(results, "bench.csv"), "w", newline="") as out:
         writer = csv.DictWriter(out, fieldnames=list(table[0]))
@@ -259,6 +263,8 @@ def main():
         json.dump({"accelerator": accel, "unit": "ns", "runs": table}, out, indent=1)
     print_tables(table, accel)
     failed = [row for row in table if row["failed"]]
+    for problem in PROBLEMS:
+        print(f"FAILED {problem}")
     for row in failed:
         print("FAILED " + " ".join(f"{k}={row[k]}" for k in KEY) + f": {row['failed']}")
     try:
@@ -266,8 +272,9 @@ def main():
     except (OSError, subprocess.CalledProcessError) as err:
         print(f"report: no chart ({err})", file=sys.stderr)
     print(f"written: {results}/bench.csv, bench.json, bench.png")
-    if failed:
-        sys.exit(f"report: {len(failed)} runs failed or are missing (the consoles are in "
+    if failed or PROBLEMS:
+        sys.exit(f"report: {len(failed)} runs failed or are missing, {len(PROBLEMS)} consoles "
+                 f"hold no benchmark (the consoles are in "
                  f"{baseline_dir} and {patched_dir}; measure again: make clean-results)")
 
 

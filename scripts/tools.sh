@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Build, statically for <arch>, the dma_map_benchmark tools a guest runs:
 # the tree's own (tools/dma, with its Makefile; on x86_64 also for i386, a
-# 32-bit caller), and unmodified, the base's (Linux 7.3's) and Linux 6.12's,
+# 32-bit caller), and unmodified, the pristine tree's (Linux 7.3's) and Linux 6.12's,
 # each with the uapi header of its own kernel: the guest checks that their
 # callers still work.
 # Usage: tools.sh <arch> <tree> <Linux 6.12 tool dir> <output dir>
@@ -27,8 +27,8 @@ build_unmodified() { # <name> <source> <header> [compiler]
 		2>>"$out/build.log" || { show_tail "$out/build.log" 20; die "$1 does not build for $arch"; }
 }
 
-git -C "$tree" show base:tools/dma/dma_map_benchmark.c >"$out/dma_map_benchmark-7.3.c"
-git -C "$tree" show base:include/uapi/linux/map_benchmark.h >"$out/map_benchmark-7.3.h"
+git -C "$tree" show pristine:tools/dma/dma_map_benchmark.c >"$out/dma_map_benchmark-7.3.c"
+git -C "$tree" show pristine:include/uapi/linux/map_benchmark.h >"$out/map_benchmark-7.3.h"
 build_unmodified dma_map_benchmark-7.3 "$out/dma_map_benchmark-7.3.c" "$out/map_benchmark-7.3.h"
 build_unmodified dma_map_benchmark-6.12 "$old/tools/testing/selftests/dma/dma_map_benchmark.c" \
 	"$old/include/linux/map_benchmark.h"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Make <tree> the base plus the series in <patch dir>, on branch "series",
+# Make <tree> the pristine tree plus the series in <patch dir>, on branch "series",
 # unless it already is; put the baseline worktree on the base plus the
 # patches above the series' baseline-end marker (or the first
 # $WB_BASELINE_PATCHES patches); record both revisions.
@@ -35,12 +35,12 @@ describe_branch() {
 
 apply_series() {
 	is_clean || die "$tree has uncommitted changes: commit and 'make export', or 'make reset-tree'"
-	git -C "$tree" checkout -q -B series base
+	git -C "$tree" checkout -q -B series pristine
 	"$(dirname "$0")/apply.sh" "$tree" "$patches"
 	describe_branch
 	git -C "$tree" update-ref refs/wb/applied HEAD
 	series_hash "$patches" >"$state/series.hash"
-	say "tree: $(git -C "$tree" rev-list --count base..HEAD) patches applied to base"
+	say "tree: $(git -C "$tree" rev-list --count pristine..HEAD) patches applied to pristine"
 }
 
 if [ -z "$(rev refs/wb/applied)" ]; then
@@ -53,12 +53,12 @@ elif [ "$(rev HEAD)" != "$(rev refs/wb/applied)" ]; then
 	warn "$tree has commits not in patches/ yet: building them; 'make export' saves them"
 fi
 
-# WB_BASELINE_PATCHES overrides the marker: 0 measures the base as it is.
+# WB_BASELINE_PATCHES overrides the marker: 0 measures the pristine tree.
 count=${WB_BASELINE_PATCHES:-$(series_baseline_count "$patches/series")}
 if [ "$count" = 0 ]; then
-	base_rev=$(rev base)
+	base_rev=$(rev pristine)
 else
-	base_rev=$(git -C "$tree" rev-list --reverse --first-parent base..HEAD | sed -n "${count}p")
+	base_rev=$(git -C "$tree" rev-list --reverse --first-parent pristine..HEAD | sed -n "${count}p")
 	[ -n "$base_rev" ] || die "series marks $count baseline patches but the tree has fewer"
 fi
 "$(dirname "$0")/worktree.sh" "$tree" "$base_rev" "$baseline"

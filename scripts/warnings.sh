@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # W=1 and sparse (C=2) on the C files the series touches, in the patched
-# tree and in the pristine base with the same config: fail on any warning
-# the base does not have.
+# tree and in the pristine tree with the same config: fail on any warning
+# the pristine tree does not have.
 # Usage: warnings.sh <arch> <tree> <out> <pristine tree> <pristine out> <results> <fragment>...
 set -eu
 # shellcheck source=scripts/lib.sh
@@ -13,12 +13,12 @@ shift 6
 name="W=1 + sparse $arch"
 
 # Kernel C files only: tools/ is userspace, built by its own Makefiles.
-files=$(git -C "$tree" diff --name-only --diff-filter=AM base..HEAD -- '*.c' ':!tools/')
+files=$(git -C "$tree" diff --name-only --diff-filter=AM pristine..HEAD -- '*.c' ':!tools/')
 if [ -z "$files" ]; then
 	record "$results" SKIP "$name" "the series touches no C file"
 	exit 0
 fi
-"$(dirname "$0")/worktree.sh" "$tree" base "$pristine"
+"$(dirname "$0")/worktree.sh" "$tree" pristine "$pristine"
 "$(dirname "$0")/kconfig.sh" "$arch" "$pristine" "$pristine_out" "$@"
 
 # One line per diagnostic, without paths and line numbers, so that the same
@@ -44,9 +44,9 @@ diagnostics() { # <tree> <out>
 		sed -E 's#^([^ :]*/)?([^/ :]+):[0-9]+(:[0-9]+)?:#\2:#' | LC_ALL=C sort || true
 }
 
-diagnostics "$pristine" "$pristine_out" >"$out/warnings.base"
+diagnostics "$pristine" "$pristine_out" >"$out/warnings.pristine"
 diagnostics "$tree" "$out" >"$out/warnings.patched"
-LC_ALL=C comm -13 "$out/warnings.base" "$out/warnings.patched" >"$out/warnings.new"
+LC_ALL=C comm -13 "$out/warnings.pristine" "$out/warnings.patched" >"$out/warnings.new"
 count=$(echo "$files" | wc -l)
 if [ ! -s "$out/warnings.new" ]; then
 	record "$results" PASS "$name" "$count files, no new warnings"

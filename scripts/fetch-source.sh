@@ -6,7 +6,7 @@
 # Take exactly <version>; if the suite has dropped it, take its newest
 # version of the same package and say so. Unpack the .deb and print the
 # path of its source tarball.
-# Usage: fetch-base.sh <package> <version> <suite> <work dir>
+# Usage: fetch-source.sh <package> <version> <suite> <work dir>
 set -eu
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"

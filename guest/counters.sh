@@ -1,0 +1,91 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=dash
+# The bench step's counters; sourced by busybox sh.
+
+# Kprobes on the functions whose calls the benchmark counts: intel-iommu's
+# synchronous invalidation wait, its invalidation of new mappings (which
+# waits too, in caching mode only) and the IOVA allocator's rbtree slow path.
+# Prints the probes it could place (none without kprobe events).
+COUNTED="qi_submit_sync cache_tag_flush_range_np alloc_iova"
+TRACING=/sys/kernel/tracing
+
+counters_setup() {
+	mount -t tracefs tracefs "$TRACING" 2>/dev/null || true
+	[ -w "$TRACING/kprobe_events" ] || return 0
+	# Count hits only: nothing needs to reach the ring buffer.
+	echo 0 >"$TRACING/tracing_on"
+	for fn in $COUNTED; do
+		if echo "p:wb/$fn $fn" >>"$TRACING/kprobe_events" 2>/dev/null; then
+			printf '%s ' "$fn"
+		fi
+	done
+}
+
+counters_hits() { # <function>
+	awk -v e="wb/$1" '$1 == e || $1 == substr(e, 4) { print $2; found = 1 }
+		END { if (!found) print 0 }' "$TRACING/kprobe_profile"
+}
+
+counters_on() { # <function>...
+	: >/tmp/wb-counters
+	for fn in "$@"; do
+		echo "$fn $(counters_hits "$fn")" >>/tmp/wb-counters
+		echo 1 >"$TRACING/events/wb/$fn/enable"
+	done
+}
+
+# Disable the probes; print '"<function>":<calls since counters_on>,'... (JSON members).
+counters_off() { # <function>...
+	for fn in "$@"; do
+		echo 0 >"$TRACING/events/wb/$fn/enable"
+		start=$(awk -v f="$fn" '$1 == f { print $2 }' /tmp/wb-counters)
+		printf '"%s":%s,' "$fn" $(($(counters_hits "$fn") - start))
+	done
+}
+
+# intel-iommu's qi_submit trace event, recorded in a trace instance of its
+# own (the counters' kprobes must not fill its buffer): every IOTLB
+# invalidation descriptor (type bit 1: iotlb_inv, dev_tlb_inv, p_iotlb_inv;
+# not the waits).
+QI_TRACE=$TRACING/instances/wb-qi
+QI_EVENT=$QI_TRACE/events/intel_iommu/qi_submit
+
+invalidations_on() {
+	[ -d "$TRACING/events/intel_iommu/qi_submit" ] || return 0
+	mkdir -p "$QI_TRACE"
+	echo 16384 >"$QI_TRACE/buffer_size_kb"
+	: >"$QI_TRACE/trace"
+	echo 'qw0 & 2' >"$QI_EVENT/filter"
+	echo 1 >"$QI_EVENT/enable"
+}
+
+# Stop recording; print the JSON members "psi_pages" (pages invalidated
+# page-selectively), "whole" (domain-wide or global invalidations) and
+# "lost" (events the buffer dropped: the counts are then short) from the
+# IOTLB descriptors: granularity in qw0 bits 5:4 (1 global, 2 domain, 3
+# page-selective), the address mask (log2 of the pages) in qw1 bits 5:0.
+invalidations_off() {
+	[ -w "$QI_EVENT/enable" ] || return 0
+	echo 0 >"$QI_EVENT/enable"
+	awk 'function low_byte(hex) {
+			hex = substr(hex, 3)
+			while (length(hex) < 2) hex = "0" hex
+			return (index(HEX, substr(hex, length(hex) - 1, 1)) - 1) * 16 +
+				index(HEX, substr(hex, length(hex), 1)) - 1
+		}
+		BEGIN { HEX = "0123456789abcdef" }
+		/entries-in-buffer\/entries-written/ {
+			split($3, n, "/"); lost = n[2] - n[1]
+		}
+		/qi_submit: iotlb_inv/ {
+			for (i = 1; i <= NF; i++) if ($i == "iotlb_inv") break
+			gran = int(low_byte($(i + 2)) / 16) % 4
+			if (gran != 3) { whole++; next }
+			# busybox awk has no pow(): 2^mask by doubling
+			for (block = 1, m = low_byte($(i + 3)) % 64; m > 0; m--) block *= 2
+			pages += block
+		}
+		END { printf "\"psi_pages\":%d,\"whole\":%d,\"lost\":%d,", pages, whole, lost }' "$QI_TRACE/trace"
+	: >"$QI_TRACE/trace"
+}
+

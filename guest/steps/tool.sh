@@ -1,0 +1,95 @@
+#!/bin/sh
+# shellcheck shell=dash
+# SPDX-License-Identifier: GPL-2.0
+# The tool step: the dma_map_benchmark tools against the bound device, one
+# test each: every map mode, resource mode on the device's BAR, a BAR it
+# lacks and a range beyond it, a ring of mappings, the text output, a
+# concurrent run, 1024 threads, a 32-bit caller (x86_64), and the unmodified
+# tools of Linux 7.3 and 6.12 (the old ABI). A kernel without the series'
+# tool runs only the old tools' tests.
+set -eu
+# shellcheck source=guest/lib.sh
+. /wb/lib.sh
+
+# The program must succeed and, with -j, report at least one operation.
+expect_run() { # <name> <program> [args...]
+	local name=$1 rc=0
+	shift
+	run_limited "$@" || rc=$?
+	if [ "$rc" = 0 ] && ! grep -q '"ops":0,' /tmp/run.out; then
+		ktap_test_pass "$name"
+	else
+		ktap_test_fail "$name # exit=$rc"
+	fi
+}
+
+# expect_run, with the wall time the program took as a diagnostic.
+expect_run_timed() { # <name> <program> [args...]
+	local start end
+	read -r start _ </proc/uptime
+	expect_run "$@"
+	read -r end _ </proc/uptime
+	ktap_print_msg "wall time: $(echo "$start $end" | awk '{ printf "%.2f", $2 - $1 }') s"
+}
+
+# The program must fail and say <message>.
+expect_refused() { # <name> <message> <program> [args...]
+	local name=$1 message=$2 rc=0
+	shift 2
+	run_limited "$@" || rc=$?
+	if [ "$rc" != 0 ] && grep -q "$message" /tmp/run.out; then
+		ktap_test_pass "$name"
+	else
+		ktap_test_fail "$name # exit=$rc"
+	fi
+}
+
+# A second run while one is running is refused with EBUSY; the first ends well.
+expect_busy() {
+	local pid rc=0
+	timeout -k 10 "$RUN_LIMIT" dma_map_benchmark -j -s 3 -t 1 -g 1 >/tmp/busy.out 2>&1 &
+	pid=$!
+	sleep 1
+	expect_refused "a concurrent run gets EBUSY" "Device or resource busy" \
+		dma_map_benchmark -s 1 -t 1 -g 1
+	wait "$pid" || rc=$?
+	sed 's/^/# /' /tmp/busy.out
+	if [ "$rc" = 0 ]; then
+		ktap_test_pass "the run it met ends well"
+	else
+		ktap_test_fail "the run it met ends well # exit=$rc"
+	fi
+}
+
+dev=$(bind_benchmark_device) || exit 1
+ktap_print_msg "wb: domain=$(domain_type "$dev") device=${dev##*/}"
+# Three tests of the old tools; ten of the series' tool, one more for its
+# 32-bit build.
+plan=3 v2="" i386=""
+if tool_is_v2; then
+	v2=1 plan=13
+	[ ! -x /bin/dma_map_benchmark-i386 ] || i386=1 plan=14
+fi
+ktap_set_plan "$plan"
+
+if [ -n "$v2" ]; then
+	for mode in single sg; do
+		expect_run "mode $mode" dma_map_benchmark -j -m "$mode" -s 1 -t 1 -g 4
+	done
+	expect_run "mode resource: the device's BAR0" dma_map_benchmark -j -m resource -B 0 -s 1 -g 1
+	expect_refused "mode resource: a BAR the device lacks" "Invalid argument" \
+		dma_map_benchmark -m resource -B 1 -s 1 -g 1
+	expect_refused "mode resource: a range beyond the BAR" "Invalid argument" \
+		dma_map_benchmark -m resource -B 0 -s 1 -g 1024
+	expect_run "depth 64, 16 pages, 2 threads" dma_map_benchmark -j -D 64 -s 1 -t 2 -g 16
+	expect_run "text output" dma_map_benchmark -s 1 -t 1 -g 1
+	expect_busy
+	expect_run_timed "1024 threads stop when the run ends" dma_map_benchmark -j -s 1 -t 1024 -g 1
+	if [ -n "$i386" ]; then
+		expect_run "a 32-bit caller (compat ioctl)" dma_map_benchmark-i386 -j -s 1 -t 1 -g 1
+	fi
+fi
+expect_run "Linux 7.3's tool, single mode" dma_map_benchmark-7.3 -s 1 -t 1 -g 1
+expect_run "Linux 7.3's tool, sg mode" dma_map_benchmark-7.3 -m 1 -s 1 -t 1 -g 4
+expect_run "Linux 6.12's tool" dma_map_benchmark-6.12 -s 1 -t 1 -g 1
+ktap_finished
