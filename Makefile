@@ -49,6 +49,12 @@ GRANULES ?= 1,16,64,256,1024
 THREADS ?= 1,2
 DEPTHS ?= 1,64
 SECONDS ?= 1
+# The workloads: frames pktgen sends per run (64 and 1500 bytes); the NVMe
+# reads' queue depths (none by default: under -icount their IOPS count the
+# idle clock's jumps to the next timer, see README) and seconds per run.
+PACKETS ?= 20000
+IO_DEPTHS ?=
+IO_SECONDS ?= 1
 # How many patches of the series the baseline kernel carries (default: those
 # above the series' baseline-end marker, the benchmark); 0: Linux 7.3 as is.
 BASELINE_PATCHES ?=
@@ -92,6 +98,11 @@ kernel = $(B)/$(1)/out-$(2)/$(IMAGE_$(2))
 tools = $(B)/$(1)/tools-$(2)/dma_map_benchmark
 initramfs = $(B)/$(1)/initramfs-$(2).cpio.gz
 modules = $(foreach m,$(MODULES_$(2)),$(B)/$(1)/modules-$(2)/$(m)/$(m).ko)
+# The workload kernels and their initramfs (section 3b)
+FRAGMENTS_workload := $(FRAGMENTS_x86_64) configs/workload.config
+workload_kernel = $(B)/$(1)/out-workload/$(IMAGE_x86_64)
+workload_initramfs = $(B)/$(1)/initramfs-workload.cpio.gz
+RANDREAD := $(B)/randread/randread
 # The kselftest KTAP helpers the guest's steps print their results with
 ktap_helpers = $(B)/$(1)/linux/tools/testing/selftests/kselftest/ktap_helpers.sh
 
@@ -180,7 +191,8 @@ $(foreach arch,$(ARCHS),$(foreach m,$(MODULES_$(arch)),$(eval $(call module_rule
 # would delete after use and not remake when missing.
 BUILT := $(foreach v,baseline patched pristine,$(foreach a,$(ARCHS),\
 	$(call kernel,$(v),$(a)) $(call tools,$(v),$(a)) $(call initramfs,$(v),$(a)) \
-	$(call modules,$(v),$(a))))
+	$(call modules,$(v),$(a)))) \
+	$(foreach v,baseline patched,$(call workload_kernel,$(v)) $(call workload_initramfs,$(v)))
 $(BUILT):
 
 ## 3. Benchmark: both x86_64 kernels in every IOMMU mode, then the report
@@ -203,12 +215,46 @@ $(B)/results/done: $(foreach v,baseline patched,$(call kernel,$(v),x86_64) $(cal
 		$(foreach v,baseline patched,$(v):$(call kernel,$(v),x86_64):$(call initramfs,$(v),x86_64))
 	@touch $@
 
-report: $(B)/results/done
+## 3b. Workloads: real drivers' traffic through the IOMMU, both kernels
+
+# The workload kernels: the x86_64 kernels plus a network stack, e1000e,
+# virtio-net, pktgen and NVMe (configs/workload.config), built apart so that
+# the benchmark's and check's kernels stay as they are; their initramfs adds
+# randread, the workbench's NVMe reader.
+$(B)/%/out-workload/$(IMAGE_x86_64): $(STATE)/%.rev $(FRAGMENTS_workload) scripts/kbuild.sh scripts/kconfig.sh
+	@$(STAGE) "$* workload kernel" scripts/kbuild.sh x86_64 $(B)/$*/linux $(B)/$*/out-workload \
+		$(FRAGMENTS_workload)
+
+$(RANDREAD): workload/randread.c | $(STATE)/deps
+	@mkdir -p $(dir $@)
+	@gcc -static -O2 -Wall -Wextra -Werror -o $@ $<
+
+$(B)/%/initramfs-workload.cpio.gz: $(B)/%/tools-x86_64/dma_map_benchmark $(RANDREAD) \
+		$(BUSYBOX_x86_64) $(GUEST) scripts/initramfs.sh
+	@$(STAGE) "$* workload initramfs" scripts/initramfs.sh $(BUSYBOX_x86_64) guest $@ \
+		$(call ktap_helpers,$*) $< $(RANDREAD)
+
+$(STATE)/workloads: FORCE
+	@mkdir -p $(STATE)
+	@echo "$(MODES) $(PACKETS) $(IO_DEPTHS) $(IO_SECONDS)" >$@.new
+	@if cmp -s $@.new $@; then rm $@.new; else mv $@.new $@; fi
+
+# Baseline and patched side by side, one IOMMU mode after the other, on
+# the -icount clock (one vCPU).
+$(B)/workloads/done: $(foreach v,baseline patched,$(call workload_kernel,$(v)) \
+		$(call workload_initramfs,$(v))) $(STATE)/workloads
+	@$(STAGE) "workloads, baseline and patched" scripts/workloads.sh $(B)/workloads $(MODES) \
+		"wb.packets=$(PACKETS) wb.io_depths=$(IO_DEPTHS) wb.seconds=$(IO_SECONDS)" \
+		$(foreach v,baseline patched,$(v):$(call workload_kernel,$(v)):$(call workload_initramfs,$(v)))
+	@touch $@
+
+report: $(B)/results/done $(B)/workloads/done
 	@$(STAGE) "report" scripts/report.py $(RESULTS) $(B)/results/baseline \
-		$(B)/results/patched "$$(scripts/accel-label.sh $$(cat $(STATE)/accel) $(ICOUNT))"
+		$(B)/results/patched "$$(scripts/accel-label.sh $$(cat $(STATE)/accel) $(ICOUNT))" \
+		$(B)/workloads/baseline $(B)/workloads/patched
 
 clean-results:
-	rm -rf $(B)/results $(RESULTS)
+	rm -rf $(B)/results $(B)/workloads $(RESULTS)
 
 ## 4. Tests: the series, the workbench, each architecture's build and boot
 

@@ -3,6 +3,7 @@
 """Turn the benchmark consoles of two kernels into one side-by-side report.
 
 Usage: report.py <results dir> <baseline dir> <patched dir> <accelerator>
+                 [<workload baseline dir> <workload patched dir>]
 
 Each kernel directory holds the console logs of each IOMMU mode (<mode>.log,
 and <mode>-smp.log for runs of more threads). The guest's bench step
@@ -19,6 +20,8 @@ import os
 import re
 import subprocess
 import sys
+
+import workload_table
 
 MODES = ["off", "lazy", "strict", "cm"]
 # "# {...}": one JSON object of the bench step
@@ -97,23 +100,27 @@ def run_entry(run, mode):
     return entry
 
 
+def console_objects(path):
+    """The JSON objects a guest printed on diagnostic lines of its console."""
+    with open(path, errors="replace") as log:
+        for line in log:
+            match = OBJECT.match(line.rstrip("\r\n"))
+            if match:
+                try:
+                    yield json.loads(match.group(1))
+                except ValueError:
+                    pass
+
+
 def parse_console(path, mode):
     """{key: run} for the runs of one console log, with a failed run for
     each of the matrix the console holds no object of."""
     runs, keys = {}, None
-    with open(path, errors="replace") as log:
-        for line in log:
-            match = OBJECT.match(line.rstrip("\r\n"))
-            if not match:
-                continue
-            try:
-                obj = json.loads(match.group(1))
-            except ValueError:
-                continue
-            if "matrix" in obj:
-                keys = matrix_keys(obj["matrix"], mode)
-            elif "run" in obj:
-                runs[run_key(obj["run"], mode)] = run_entry(obj, mode)
+    for obj in console_objects(path):
+        if "matrix" in obj:
+            keys = matrix_keys(obj["matrix"], mode)
+        elif "run" in obj:
+            runs[run_key(obj["run"], mode)] = run_entry(obj, mode)
     if keys is None:
         PROBLEMS.append(f"{path}: no benchmark matrix (the guest never reached its bench step)")
     for key in (keys or set()) - set(runs):
@@ -214,8 +221,9 @@ def print_tables(table, accel):
                     table, counters)
 
 
-def write_chart(table, path):
-    """Baseline (dashed) against patched (solid) p50, one thread, depth 1."""
+def write_chart(table, path, workloads=()):
+    """Baseline (dashed) against patched (solid) p50, one thread, depth 1;
+    and, with workloads, each one's rate as a ratio to the IOMMU off."""
     data = path + ".dat"
     picked = [r for r in table if r["threads"] == "1" and r["depth"] == "1"
               and r["map"] == "single"]
@@ -239,18 +247,54 @@ def write_chart(table, path):
             lines.append(f'"{data}" index {index} using 1:{col + 1} with linespoints '
                          f'dt 1 lc {index + 1} title "{mode} patched"')
         plots.append(f'set title "{what} p50, 1 thread, depth 1"\nplot ' + ", ".join(lines))
-    script = (f'set terminal pngcairo size 1200,500 noenhanced\nset output "{path}"\n'
-              'set multiplot layout 1,2\nset logscale xy\nset xrange [0.7:1500]\n'
-              'set xlabel "granule (pages)"\n'
-              'set ylabel "ns per call"\nset key top left\n' + "\n".join(plots) +
-              "\nunset multiplot\n")
+    script = (f'set terminal pngcairo size {1800 if workloads else 1200},500 noenhanced\n'
+              f'set output "{path}"\nset multiplot layout 1,{3 if workloads else 2}\n'
+              'set logscale xy\nset xrange [0.7:1500]\nset xlabel "granule (pages)"\n'
+              'set ylabel "ns per call"\nset key top left\n' + "\n".join(plots) + "\n" +
+              workload_plot(workloads, path + ".w.dat") + "unset multiplot\n")
     subprocess.run(["gnuplot"], input=script, text=True, check=True)
-    os.remove(data)
+    for name in (data, path + ".w.dat"):
+        if os.path.exists(name):
+            os.remove(name)
+
+
+def workload_plot(workloads, data):
+    """The gnuplot panel of the workloads: each one's first rate (transmit
+    or IOPS) over the IOMMU off, per mode, baseline dashed, patched solid."""
+    picked = [r for r in workloads if r["metric"] in ("tx_pps", "iops") and r["mode"] != "off"]
+    names = list(dict.fromkeys(r["workload"] for r in picked))
+    modes = [m for m in MODES if any(r["mode"] == m for r in picked)]
+    if not names:
+        return ""
+    with open(data, "w") as out:
+        for mode in modes:
+            for index, name in enumerate(names):
+                row = next((r for r in picked if r["workload"] == name and r["mode"] == mode), {})
+                values = [row.get(k) for k in ("baseline_vs_off", "patched_vs_off")]
+                out.write(f"{index} " + " ".join("NaN" if v is None else str(v)
+                                                 for v in values) + "\n")
+            out.write("\n\n")
+    tics = ", ".join(f'"{name}" {index}' for index, name in enumerate(names))
+    lines = []
+    for index, mode in enumerate(modes):
+        lines.append(f'"{data}" index {index} using 1:2 with linespoints dt 2 lc {index + 2} '
+                     f'title "{mode} baseline"')
+        lines.append(f'"{data}" index {index} using 1:3 with linespoints dt 1 lc {index + 2} '
+                     f'title "{mode} patched"')
+    return ('unset logscale\nset xrange [-0.5:' + str(len(names) - 0.5) + ']\n'
+            'set yrange [0:1.1]\nset xtics rotate by -30 (' + tics + ')\n'
+            'set xlabel ""\nset ylabel "rate / rate with the IOMMU off"\n'
+            'set key bottom left\nset title "workloads (transmit packets/s, IOPS)"\nplot ' +
+            ", ".join(lines) + "\n")
 
 
 def main():
     results, baseline_dir, patched_dir, accel = sys.argv[1:5]
     table = list(rows(load(baseline_dir), load(patched_dir)))
+    workloads = []
+    if len(sys.argv) == 7:
+        workloads = list(workload_table.rows(
+            *(workload_table.load(d, console_objects, PROBLEMS) for d in sys.argv[5:7])))
     if not table:
         sys.exit(f"report: no finished benchmark runs in {baseline_dir} or {patched_dir}" +
                  "".join(f"\n{problem}" for problem in PROBLEMS))
@@ -259,19 +303,29 @@ def main():
         writer = csv.DictWriter(out, fieldnames=list(table[0]))
         writer.writeheader()
         writer.writerows(table)
+    if workloads:
+        with open(os.path.join(results, "workloads.csv"), "w", newline="") as out:
+            writer = csv.DictWriter(out, fieldnames=list(workloads[0]))
+            writer.writeheader()
+            writer.writerows(workloads)
     with open(os.path.join(results, "bench.json"), "w") as out:
-        json.dump({"accelerator": accel, "unit": "ns", "runs": table}, out, indent=1)
+        json.dump({"accelerator": accel, "unit": "ns", "runs": table,
+                   "workloads": workloads}, out, indent=1)
     print_tables(table, accel)
-    failed = [row for row in table if row["failed"]]
+    if workloads:
+        workload_table.print_rows(workloads)
+    failed = [row for row in table + workloads if row["failed"]]
     for problem in PROBLEMS:
         print(f"FAILED {problem}")
     for row in failed:
-        print("FAILED " + " ".join(f"{k}={row[k]}" for k in KEY) + f": {row['failed']}")
+        keys = KEY if "granule" in row else ("workload", "metric", "mode")
+        print("FAILED " + " ".join(f"{k}={row[k]}" for k in keys) + f": {row['failed']}")
     try:
-        write_chart(table, os.path.join(results, "bench.png"))
+        write_chart(table, os.path.join(results, "bench.png"), workloads)
     except (OSError, subprocess.CalledProcessError) as err:
         print(f"report: no chart ({err})", file=sys.stderr)
-    print(f"written: {results}/bench.csv, bench.json, bench.png")
+    print(f"written: {results}/bench.csv, " + ("workloads.csv, " if workloads else "") +
+          "bench.json, bench.png")
     if failed or PROBLEMS:
         sys.exit(f"report: {len(failed)} runs failed or are missing, {len(PROBLEMS)} consoles "
                  f"hold no benchmark (the consoles are in "

@@ -5,8 +5,10 @@
 # arguments in <name>.args (its label, and --no-kunit for a console whose
 # built-in suites are not read), must record exactly <name>.expected.
 # report.py: each tests/bench/<case>/ holds the baseline/ and patched/
-# consoles of a benchmark; the report must write expected.csv and exit
-# with expected-status (failed, lost or cut-off runs make it fail).
+# consoles of a benchmark, and may hold workloads/baseline/ and
+# workloads/patched/, those of the workloads; the report must write
+# expected.csv (and expected-workloads.csv) and exit with expected-status
+# (failed, lost, cut-off or missing runs and workloads make it fail).
 # Usage: test-parsers.sh <tree> <results>
 set -eu
 # shellcheck source=scripts/lib.sh
@@ -41,9 +43,14 @@ trap 'rm -rf "$got" "$got.diff" "$got.err" "$out" "$out.log"' EXIT
 for case in "$here"/../tests/bench/*/; do
 	name=$(basename "$case")
 	status=0
-	"$here/report.py" "$out" "$case/baseline" "$case/patched" tcg >"$out.log" 2>&1 || status=$?
+	workloads=()
+	[ ! -d "$case/workloads" ] || workloads=("$case/workloads/baseline" "$case/workloads/patched")
+	"$here/report.py" "$out" "$case/baseline" "$case/patched" tcg "${workloads[@]}" \
+		>"$out.log" 2>&1 || status=$?
 	if [ "$status" = "$(cat "$case/expected-status")" ] &&
-		diff -u "$case/expected.csv" "$out/bench.csv"; then
+		diff -u "$case/expected.csv" "$out/bench.csv" &&
+		{ [ ! -d "$case/workloads" ] ||
+			diff -u "$case/expected-workloads.csv" "$out/workloads.csv"; }; then
 		record "$results" PASS "report.py on tests/bench/$name"
 	else
 		tail -n 20 "$out.log"

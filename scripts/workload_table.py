@@ -1,0 +1,100 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The workloads' part of the report (scripts/report.py).
+
+Each kernel directory holds one console per IOMMU mode (<mode>.log) of the
+guest's workload step (guest/steps/workload.sh), which prints one JSON
+object per workload: packets per second sent and received by pktgen's pair
+of NICs, or IOPS of randread, on the guest's clock. Each row is one
+workload, one of its numbers and one mode, baseline beside patched, each
+also as a ratio to the same kernel with the IOMMU off; the goals of the
+ATC'15 comparison are checked on the patched kernel at 64-byte packets and
+4 KiB reads.
+"""
+
+import os
+
+MODES = ["off", "lazy", "strict", "cm"]
+# (mode, what it is compared with, the lowest ratio the goal accepts)
+GOALS = {"lazy": ("off", 0.9), "strict": ("off", 0.75), "cm": ("lazy", 0.9)}
+
+
+def metrics(name):
+    return ("tx_pps", "rx_pps") if "pktgen" in name else ("iops",)
+
+
+def load(kernel_dir, objects, problems):
+    """{(workload, mode): its object} of one kernel's consoles."""
+    found = {}
+    for mode in MODES:
+        path = os.path.join(kernel_dir, mode + ".log")
+        if not os.path.exists(path):
+            continue
+        results = [obj for obj in objects(path) if "workload" in obj]
+        if not results:
+            problems.append(f"{path}: no workload result (the guest never reached its step)")
+        for obj in results:
+            found[(obj["workload"], mode)] = obj
+    return found
+
+
+def ratio(a, b):
+    return round(a / b, 2) if a is not None and b else None
+
+
+def goal(name, mode, values):
+    """'met', 'missed' or None: the ATC'15 goal of <mode> for the patched
+    kernel, at 64-byte packets. Not judged on the reads: an idle guest's
+    -icount clock jumps to its next timer while QEMU completes a read on a
+    host thread, so their IOPS count timer ticks more than the path."""
+    if mode not in GOALS or not name.endswith(" 64 B"):
+        return None
+    against, lowest = GOALS[mode]
+    value = ratio(values.get(mode), values.get(against))
+    return None if value is None else ("met" if value >= lowest else "missed")
+
+
+def rows(baseline, patched):
+    """The table's rows; a workload missing or failed on either kernel is a
+    failed row that says why."""
+    names = sorted({name for name, _ in baseline} | {name for name, _ in patched})
+    modes = [m for m in MODES if any(m == mode for _, mode in list(baseline) + list(patched))]
+    for name in names:
+        for metric in metrics(name):
+            value = {who: {mode: runs.get((name, mode), {}).get(metric) for mode in modes}
+                     for who, runs in (("baseline", baseline), ("patched", patched))}
+            for mode in modes:
+                b, p = baseline.get((name, mode), {}), patched.get((name, mode), {})
+                skipped = "skipped" in b and "skipped" in p
+                failed = None if skipped else "; ".join(
+                    f"{who}: {run.get('failed', 'no result in the console')}"
+                    for who, run in (("baseline", b), ("patched", p))
+                    if not run or "failed" in run) or None
+                yield {
+                    "workload": name, "metric": metric, "mode": mode, "failed": failed,
+                    "driver": p.get("driver") or b.get("driver"),
+                    "device": p.get("device") or b.get("device"),
+                    "baseline": b.get(metric),
+                    "baseline_vs_off": ratio(b.get(metric), value["baseline"].get("off")),
+                    "patched": p.get(metric),
+                    "patched_vs_off": ratio(p.get(metric), value["patched"].get("off")),
+                    "patched_vs_baseline": ratio(p.get(metric), b.get(metric)),
+                    "goal": "skipped" if skipped else goal(name, mode, value["patched"]),
+                }
+
+
+def print_rows(table):
+    print("workloads: packets/s or IOPS on the guest's -icount clock (instructions, not "
+          "device time; IOPS also count the idle clock's jumps to the next timer, so they "
+          "are not judged); /off = the same kernel with the IOMMU off; goal (patched, 64 B): "
+          "lazy >= 0.9x off, strict >= 0.75x off, cm >= 0.9x lazy")
+    columns = [("workload", -26), ("metric", -6), ("mode", -6), ("baseline", 9),
+               ("baseline_vs_off", 5), ("patched", 9), ("patched_vs_off", 5),
+               ("patched_vs_baseline", 5), ("goal", -6)]
+    titles = {"baseline_vs_off": "/off", "patched_vs_off": "/off",
+              "patched_vs_baseline": "p/b"}
+    print("  ".join(format(titles.get(k, k), f"<{-w}" if w < 0 else f">{w}")
+                    for k, w in columns))
+    for row in table:
+        print("  ".join(format("-" if row[k] is None else str(row[k]),
+                               f"<{-w}" if w < 0 else f">{w}") for k, w in columns))
+    print()
