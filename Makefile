@@ -5,7 +5,9 @@
 #   make               apply the series to Linux 7.3, build the baseline and
 #                      patched x86_64 kernels, boot each under QEMU (q35 +
 #                      intel-iommu) in every IOMMU mode, run the benchmark
-#                      matrix and print baseline against patched (results/)
+#                      matrix and the workloads (pktgen over e1000e and
+#                      virtio-net), print baseline against patched (results/)
+#   make workloads     only the workloads, on their own two kernels
 #   make check         the test suite, what CI runs; ends "N passed, N failed"
 #   make tree          the series as commits on branch "series" of build/patched/linux
 #   make export        write that branch back to patches/
@@ -51,7 +53,8 @@ DEPTHS ?= 1,64
 SECONDS ?= 1
 # The workloads: frames pktgen sends per run (64 and 1500 bytes); the NVMe
 # reads' queue depths (none by default: under -icount their IOPS count the
-# idle clock's jumps to the next timer, see README) and seconds per run.
+# idle clock's jumps to the next timer, see docs/measurements.md) and
+# seconds per run.
 PACKETS ?= 20000
 IO_DEPTHS ?=
 IO_SECONDS ?= 1
@@ -106,7 +109,7 @@ RANDREAD := $(B)/randread/randread
 # The kselftest KTAP helpers the guest's steps print their results with
 ktap_helpers = $(B)/$(1)/linux/tools/testing/selftests/kselftest/ktap_helpers.sh
 
-.PHONY: all report check check-tests check-series check-shell check-pristine tree export \
+.PHONY: all report workloads check check-tests check-series check-shell check-pristine tree export \
 	apply check-bisect check-breaks check-iommupt check-parsers check-debug check-debug-tests check-deps reset-tree \
 	insns clean-results clean FORCE
 
@@ -229,24 +232,27 @@ $(RANDREAD): workload/randread.c | $(STATE)/deps
 	@mkdir -p $(dir $@)
 	@gcc -static -O2 -Wall -Wextra -Werror -o $@ $<
 
-$(B)/%/initramfs-workload.cpio.gz: $(B)/%/tools-x86_64/dma_map_benchmark $(RANDREAD) \
-		$(BUSYBOX_x86_64) $(GUEST) scripts/initramfs.sh
+$(B)/%/initramfs-workload.cpio.gz: $(STATE)/%.rev $(RANDREAD) $(BUSYBOX_x86_64) $(GUEST) \
+		scripts/initramfs.sh
 	@$(STAGE) "$* workload initramfs" scripts/initramfs.sh $(BUSYBOX_x86_64) guest $@ \
-		$(call ktap_helpers,$*) $< $(RANDREAD)
+		$(call ktap_helpers,$*) $(RANDREAD)
 
 $(STATE)/workloads: FORCE
 	@mkdir -p $(STATE)
 	@echo "$(MODES) $(PACKETS) $(IO_DEPTHS) $(IO_SECONDS)" >$@.new
 	@if cmp -s $@.new $@; then rm $@.new; else mv $@.new $@; fi
 
-# Baseline and patched side by side, one IOMMU mode after the other, on
-# the -icount clock (one vCPU).
+# Baseline and patched side by side, one IOMMU mode after the other, always
+# on the -icount clock with one vCPU (ICOUNT does not apply: pktgen's rate
+# on host time would follow the host's load).
 $(B)/workloads/done: $(foreach v,baseline patched,$(call workload_kernel,$(v)) \
 		$(call workload_initramfs,$(v))) $(STATE)/workloads
 	@$(STAGE) "workloads, baseline and patched" scripts/workloads.sh $(B)/workloads $(MODES) \
 		"wb.packets=$(PACKETS) wb.io_depths=$(IO_DEPTHS) wb.seconds=$(IO_SECONDS)" \
 		$(foreach v,baseline patched,$(v):$(call workload_kernel,$(v)):$(call workload_initramfs,$(v)))
 	@touch $@
+
+workloads: $(B)/workloads/done
 
 report: $(B)/results/done $(B)/workloads/done
 	@$(STAGE) "report" scripts/report.py $(RESULTS) $(B)/results/baseline \

@@ -24,15 +24,19 @@ ktap_subtest() { # <name> <command> [args...]
 	local name=$1 status
 	shift
 	status=$(mktemp)
+	# The status is written either way: "set -e" must not end the group first.
 	{
-		(
+		if (
 			# shellcheck disable=SC2034 # the kselftest helpers' counters
 			KTAP_TESTNO=1 KTAP_CNT_PASS=0 KTAP_CNT_FAIL=0 KTAP_CNT_SKIP=0 KTAP_CNT_XFAIL=0
 			echo "KTAP version 1"
 			echo "# Subtest: $name"
 			"$@"
-		) 2>&1
-		echo $? >"$status"
+		) 2>&1; then
+			echo 0 >"$status"
+		else
+			echo $? >"$status"
+		fi
 	} | sed 's/^/    /'
 	case $(cat "$status") in
 	0) ktap_test_pass "$name" ;;

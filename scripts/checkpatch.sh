@@ -13,7 +13,7 @@ tree=$1 dir=$(realpath "$2") results=$3
 # checkpatch's SPDX check runs Debian's python3, which has ply and git.
 export PATH=/usr/bin:$PATH
 
-# The base is a source tarball without upstream history, so checkpatch
+# The pristine tree is a source tarball without upstream history, so checkpatch
 # cannot look up the commit a Fixes: tag names (UNKNOWN_COMMIT_ID); those ids
 # are checked against upstream by hand.
 checkpatch() { # <patch> [checkpatch options]

@@ -49,21 +49,28 @@ def kunit_cases(group, prefix=""):
         yield from kunit_cases(sub, path)
 
 
-# The guest job's document: its version line, then (kernel messages may
-# come between) the line naming the job.
+# The guest job's document starts with a version line and the line naming
+# the job; kernel messages may come between them, or run into the version
+# line. The job line decides where the document starts.
 JOB_LINE = re.compile(r"^# wb: job=", re.M)
 VERSION_LINE = re.compile(r"^K?TAP version \d+$", re.M)
+KTAP_LINE = re.compile(r"^\s*(ok |not ok |1\.\.|# Subtest:|K?TAP version)", re.M)
 
 
 def split_console(text):
-    """The console before the guest job's document (the kernel's boot, with
-    the built-in suites' KTAP) and the document itself, or None."""
+    """The console before the guest job (the kernel's boot, with the
+    built-in suites' KTAP) and the job's document, or None: a version line
+    of its own and the text from the job line on."""
     job = JOB_LINE.search(text)
     if not job:
         return text, None
-    versions = list(VERSION_LINE.finditer(text, 0, job.start()))
-    start = versions[-1].start() if versions else job.start()
-    return text[:start], text[start:]
+    boot = text[:job.start()]
+    # The job's version line ends the boot part, unless something of KTAP
+    # comes after it (then it belongs to the built-in suites).
+    versions = list(VERSION_LINE.finditer(boot))
+    if versions and not KTAP_LINE.search(boot, versions[-1].end()):
+        boot = boot[:versions[-1].start()]
+    return boot, "TAP version 13\n" + text[job.start():]
 
 
 def kunit_parse(tree, text):
@@ -99,16 +106,21 @@ def record_kunit(tree, text, label, results):
 
 def record_job(tree, document, label, results):
     """The guest job's document: one result per test, one for its being
-    complete, one for its end line."""
+    complete, one for its end line; and one failure if the job failed
+    where no test case shows it (a step's own "not ok")."""
     parsed, summary = kunit_parse(tree, document)
-    for name, status in kunit_cases(parsed) if parsed else []:
-        record(results, STATUS.get(status, "FAIL"), f"{label} {name}")
+    statuses = [STATUS.get(status, "FAIL") for _, status in kunit_cases(parsed)] if parsed else []
+    for (name, _), status in zip(kunit_cases(parsed) if parsed else [], statuses):
+        record(results, status, f"{label} {name}")
     errors = parsed["misc"]["errors"] if parsed else 1
     record(results, "FAIL" if errors else "PASS", f"the guest job's KTAP on {label} is complete",
            f"{errors} errors: see kunit.py parse" if errors else "")
     ended = re.search(r"^# wb: end rc=(\d+)", document, re.M)
     record(results, "PASS" if ended else "FAIL", f"the guest job on {label} ran to its end",
            f"rc={ended.group(1)}" if ended else "the console stops before '# wb: end'")
+    if ended and ended.group(1) != "0" and "FAIL" not in statuses:
+        record(results, "FAIL", f"the guest job on {label} fails only where a test case says so",
+               f"rc={ended.group(1)} with every case passed: a step failed on its own")
     if summary:
         print("   ", summary)
 
@@ -159,6 +171,9 @@ def main():
     if job is not None:
         record_job(tree, job, label, results)
         record_stale_faults(job, label, results)
+    elif "wb.job=" in boot:
+        record(results, "FAIL", f"the guest job on {label} ran to its end",
+               "the console stops before the job starts")
     record_kernel_reports(log, label, results)
 
 

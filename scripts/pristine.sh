@@ -10,6 +10,13 @@ set -eu
 
 tree=$1 tarball=$2 pkgver=$3 series=$4
 
+# Trees made before the tag was renamed carry it as "base": keep them, and
+# the series commits and worktrees they hold.
+if git -C "$tree" rev-parse -q --verify refs/tags/base >/dev/null 2>&1 &&
+	! git -C "$tree" rev-parse -q --verify refs/tags/pristine >/dev/null 2>&1; then
+	git -C "$tree" tag pristine base
+fi
+
 if git -C "$tree" rev-parse -q --verify refs/tags/pristine >/dev/null 2>&1; then
 	version=$(git -C "$tree" show pristine:Makefile | kernel_version -)
 	case $version in
@@ -39,7 +46,8 @@ git -C "$tree" config feature.manyFiles true
 # Debian's tarball ignores every top-level path in .gitignore: force-add.
 git -C "$tree" add -A -f
 # Fixed identity and date: the root commit, and so every base-commit line of
-# the exported series, is the same on every machine.
+# the exported series, is the same on every machine (the identity's name
+# predates the tag's: changing it would change that hash).
 GIT_AUTHOR_NAME=base GIT_AUTHOR_EMAIL=base@localhost \
 GIT_COMMITTER_NAME=base GIT_COMMITTER_EMAIL=base@localhost \
 GIT_AUTHOR_DATE='2025-01-01T00:00:00Z' GIT_COMMITTER_DATE='2025-01-01T00:00:00Z' \

@@ -84,8 +84,10 @@ def run_entry(run, mode):
     """What the report keeps of one run object."""
     if "skipped" in run:
         return {"skipped": run["skipped"]}
-    if run.get("rc") or not run.get("timed"):
-        return {"failed": f"the run exited {run.get('rc')}"}
+    if run.get("rc"):
+        return {"failed": f"the run exited {run['rc']}"}
+    if not run.get("timed"):
+        return {"failed": "no result from the tool"}
     entry = dict(metrics(run["timed"]), domain=run.get("domain"))
     count = run.get("counted")
     if count is None:
@@ -101,15 +103,17 @@ def run_entry(run, mode):
 
 
 def console_objects(path):
-    """The JSON objects a guest printed on diagnostic lines of its console."""
+    """The JSON objects a guest printed on diagnostic lines of its console;
+    a line that is not one (cut, or run into by a kernel message) is a
+    problem of the console."""
     with open(path, errors="replace") as log:
-        for line in log:
+        for number, line in enumerate(log, 1):
             match = OBJECT.match(line.rstrip("\r\n"))
             if match:
                 try:
                     yield json.loads(match.group(1))
                 except ValueError:
-                    pass
+                    PROBLEMS.append(f"{path}:{number}: not a JSON object")
 
 
 def parse_console(path, mode):
@@ -128,7 +132,7 @@ def parse_console(path, mode):
     return runs
 
 
-# Consoles that hold no benchmark at all
+# What is wrong with a console as a whole
 PROBLEMS = []
 
 

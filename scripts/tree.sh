@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Make <tree> the pristine tree plus the series in <patch dir>, on branch "series",
-# unless it already is; put the baseline worktree on the base plus the
+# unless it already is; put the baseline worktree on the pristine tree plus the
 # patches above the series' baseline-end marker (or the first
 # $WB_BASELINE_PATCHES patches); record both revisions.
 # Usage: tree.sh <tree> <patch dir> <baseline worktree> <state dir>

@@ -7,8 +7,7 @@ object per workload: packets per second sent and received by pktgen's pair
 of NICs, or IOPS of randread, on the guest's clock. Each row is one
 workload, one of its numbers and one mode, baseline beside patched, each
 also as a ratio to the same kernel with the IOMMU off; the goals of the
-ATC'15 comparison are checked on the patched kernel at 64-byte packets and
-4 KiB reads.
+ATC'15 comparison are checked on the patched kernel at 64-byte packets.
 """
 
 import os
@@ -23,17 +22,27 @@ def metrics(name):
 
 
 def load(kernel_dir, objects, problems):
-    """{(workload, mode): its object} of one kernel's consoles."""
-    found = {}
+    """{(workload, mode): its object} of one kernel's consoles, with a
+    failed one for each workload the step planned and never reported."""
+    found, consoles = {}, 0
     for mode in MODES:
         path = os.path.join(kernel_dir, mode + ".log")
         if not os.path.exists(path):
             continue
-        results = [obj for obj in objects(path) if "workload" in obj]
-        if not results:
-            problems.append(f"{path}: no workload result (the guest never reached its step)")
-        for obj in results:
-            found[(obj["workload"], mode)] = obj
+        consoles += 1
+        planned = None
+        for obj in objects(path):
+            if "workloads" in obj:
+                planned = obj["workloads"]
+            elif "workload" in obj:
+                found[(obj["workload"], mode)] = obj
+        if planned is None:
+            problems.append(f"{path}: no workload plan (the guest never reached its step)")
+        for name in planned or []:
+            found.setdefault((name, mode), {"failed": "no result in the console "
+                                                      "(it ends before the workload)"})
+    if not consoles:
+        problems.append(f"{kernel_dir}: no workload console")
     return found
 
 

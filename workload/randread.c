@@ -42,6 +42,19 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* A whole decimal number, or -1 */
+static int number(const char *text)
+{
+	char *end;
+	long value;
+
+	errno = 0;
+	value = strtol(text, &end, 10);
+	if (errno || end == text || *end || value < 0 || value > 1 << 20)
+		return -1;
+	return value;
+}
+
 static uint64_t next_block(uint64_t *state, uint64_t blocks)
 {
 	*state ^= *state << 13;
@@ -80,8 +93,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: randread <block device> <queue depth> <seconds>\n");
 		return 2;
 	}
-	depth = atoi(argv[2]);
-	seconds = atoi(argv[3]);
+	depth = number(argv[2]);
+	seconds = number(argv[3]);
 	if (depth < 1 || depth > MAX_DEPTH || seconds < 1) {
 		fprintf(stderr, "randread: queue depth 1..%d, seconds at least 1\n", MAX_DEPTH);
 		return 2;
@@ -96,7 +109,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "randread: %s holds no 4 KiB block\n", argv[1]);
 		return 1;
 	}
-	if (posix_memalign((void **)&bufs, BLOCK, (size_t)depth * BLOCK))
+	errno = posix_memalign((void **)&bufs, BLOCK, (size_t)depth * BLOCK);
+	if (errno)
 		fail("posix_memalign");
 	if (syscall(SYS_io_setup, depth, &ctx))
 		fail("io_setup");

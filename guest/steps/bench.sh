@@ -54,9 +54,12 @@ tool_json() { # <tool output file>
 	if [ -n "$v2" ]; then
 		grep '^{' "$1" | tail -n 1 | grep . || echo null
 	else
-		awk -F'[:( ]+' '/average map latency/ { map = $5 * 1000 }
-			/average unmap latency/ { unmap = $5 * 1000 }
-			END { printf "{\"map\":{\"mean_ns\":%d},\"unmap\":{\"mean_ns\":%d}}\n", map, unmap }' "$1"
+		awk -F'[:( ]+' '/average map latency/ { map = $5 * 1000; seen++ }
+			/average unmap latency/ { unmap = $5 * 1000; seen++ }
+			END {
+				if (seen != 2) { print "null"; exit }
+				printf "{\"map\":{\"mean_ns\":%d},\"unmap\":{\"mean_ns\":%d}}\n", map, unmap
+			}' "$1"
 	fi
 }
 
@@ -77,6 +80,7 @@ bench_run() { # <map> <granule> <threads> <depth>
 		>/tmp/run.out 2>&1 || timed_rc=$?
 	if [ "$timed_rc" = 0 ]; then
 		timed=$(tool_json /tmp/run.out)
+		[ "$timed" != null ] || { sed 's/^/# /' /tmp/run.out; ok=1; }
 	else
 		sed 's/^/# /' /tmp/run.out
 		ok=1

@@ -21,7 +21,7 @@ result() { # <status> <name>
 	if [ "$1" = 0 ]; then ktap_test_pass "$2"; else ktap_test_fail "$2 # exit=$1"; fi
 }
 
-dma_map_benchmark -t 2 -g 256 -s 6 >/tmp/hotplug.out 2>&1 &
+timeout -k 10 "$RUN_LIMIT" dma_map_benchmark -t 2 -g 256 -s 6 >/tmp/hotplug.out 2>&1 &
 pid=$!
 sleep 2
 rc=0

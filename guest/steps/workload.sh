@@ -19,6 +19,10 @@ set -eu
 PKTGEN=/proc/net/pktgen
 PACKETS=$(wb_arg packets 20000)
 SECONDS_IO=$(wb_arg seconds 1)
+# Time limits: a read run's seconds and a minute; pktgen, a minute and a
+# second per 1000 frames (TCG sends about 70000 a second of guest time).
+RUN_LIMIT=$((SECONDS_IO + 60))
+PKTGEN_LIMIT=$((60 + PACKETS / 1000))
 
 # The network interface of each PCI device <vendor>:<device>, by address
 # ("-" for one without); a virtio device's is on its virtio child.
@@ -74,7 +78,7 @@ pktgen_run() { # <tx> <rx> <size>
 	pktgen_set "$1" "dst 10.0.0.2"
 	pktgen_set "$1" "dst_mac $rx_mac"
 	before=$(cat "/sys/class/net/$2/statistics/rx_packets")
-	timeout -k 5 "$RUN_LIMIT" sh -c "echo start >$PKTGEN/pgctrl" || return 1
+	timeout -k 5 "$PKTGEN_LIMIT" sh -c "echo start >$PKTGEN/pgctrl" || return 1
 	after=$(cat "/sys/class/net/$2/statistics/rx_packets")
 	# "Result: OK: 1234(c1200+d34) usec, 20000 (64byte,0frags)"
 	result=$(sed -n 's/^Result: OK: \([0-9]*\)(.*usec, \([0-9]*\) .*/\1 \2/p' "$PKTGEN/$1")
@@ -142,6 +146,12 @@ io_test() { # <depth>
 IO_DEPTHS=$(wb_arg io_depths | tr , ' ')
 # shellcheck disable=SC2086 # a list
 set -- $IO_DEPTHS
+# The plan, as JSON too: the report fails a workload it never saw.
+plan='"e1000e pktgen 64 B","virtio_net pktgen 64 B","e1000e pktgen 1500 B"'
+plan="$plan,\"virtio_net pktgen 1500 B\""
+if [ $# = 0 ]; then plan="$plan,\"nvme randread 4 KiB\""; fi
+for depth; do plan="$plan,\"nvme randread 4 KiB qd $depth\""; done
+echo "# {\"workloads\":[$plan]}"
 ktap_set_plan $((4 + ($# ? $# : 1)))
 for size in 64 1500; do
 	net_test e1000e 0x8086 0x10d3 "$size"
