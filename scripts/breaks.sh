@@ -7,7 +7,8 @@
 # built from the clean tree again at the end. A suite of the workbench's test
 # modules names the guest job that loads them ("job": "modules") and what
 # its boot adds to the command line ("append"); a suite that runs on UML
-# names the directory whose .kunitconfig builds it ("kunitconfig").
+# names the directory whose .kunitconfig builds it ("kunitconfig"); "mode"
+# names the IOMMU mode the suite boots in (archs/<arch>.sh; lazy unless set).
 # Usage: breaks.sh <arch> <tree> <out> <image> <initramfs> <breaks.json> <results> <fragment>...
 #   image: the kernel image's path below <out>
 set -eu
@@ -24,8 +25,9 @@ field() { # <name> <default>
 suite=$(field suite "")
 job=$(field job probe)
 append=$(field append "")
+mode=$(field mode "")
 kunitconfig=$(field kunitconfig "")
-logs=$(dirname "$results")/breaks-$suite
+logs=$(dirname "$results")/breaks-$suite${mode:+-$mode}
 mkdir -p "$logs"
 [ -z "$(git -C "$tree" status --porcelain --untracked-files=no)" ] ||
 	die "$tree has uncommitted changes: commit them first"
@@ -43,7 +45,7 @@ run_suite() { # <log> <fragment>...
 		return
 	fi
 	"$here/kbuild.sh" "$arch" "$tree" "$out" "$@" >"$log.build" 2>&1 || return 1
-	"$here/boot.sh" "$arch" lazy "$out/$image" "$initrd" "$log" 300 \
+	"$here/boot.sh" "$arch" "${mode:-lazy}" "$out/$image" "$initrd" "$log" 300 \
 		"kunit.enable=1 kunit.filter_glob=$suite wb.job=$job $append" >/dev/null 2>&1 || true
 }
 

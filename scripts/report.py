@@ -21,6 +21,7 @@ import re
 import subprocess
 import sys
 
+import cost_model
 import workload_table
 
 MODES = ["off", "lazy", "strict", "cm"]
@@ -46,7 +47,7 @@ def per_thousand(calls, ops):
 
 
 COUNTERS = ("qi_per_1k_unmaps", "alloc_iova_per_1k_maps", "inv_pages_per_page",
-            "whole_inv")
+            "whole_inv", "whole_per_1k_unmaps")
 
 
 def counted(attrs, mode, ops, granule):
@@ -68,6 +69,7 @@ def counted(attrs, mode, ops, granule):
         "inv_pages_per_page": round(pages / (ops * granule), 2)
         if pages is not None and ops else None,
         "whole_inv": attrs.get("whole"),
+        "whole_per_1k_unmaps": per_thousand(attrs.get("whole"), ops),
     }
 
 
@@ -175,6 +177,8 @@ def rows(baseline, patched):
         for counter in COUNTERS:
             row["baseline_" + counter] = b.get(counter)
             row["patched_" + counter] = p.get(counter)
+        for who in ("baseline", "patched"):
+            row[f"{who}_estimated_kvm_unmap_us"] = cost_model.total_us(row, who)
         yield row
 
 
@@ -316,6 +320,7 @@ def main():
         json.dump({"accelerator": accel, "unit": "ns", "runs": table,
                    "workloads": workloads}, out, indent=1)
     print_tables(table, accel)
+    cost_model.print_estimate(table)
     if workloads:
         workload_table.print_rows(workloads)
     failed = [row for row in table + workloads if row["failed"]]

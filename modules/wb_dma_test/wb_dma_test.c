@@ -22,7 +22,11 @@
  * (edu starts every transfer from a 100 ms timer, so the window in which
  * lazy mode may still let a stale DMA land cannot be hit from here.) Each
  * stale DMA must leave the buffer untouched and show up as a fault in the
- * kernel log, naming the IOVA.
+ * kernel log, naming the IOVA. IOVAs that queued unmaps hold must not make
+ * a map fail once they fill edu's space, nor make a device leave the low
+ * 4 GiB; and under a VT-d unit in caching mode (module parameter
+ * caching_mode) unmaps must be invalidated neither at once nor within
+ * 100 ms, but together within the single queue's second.
  *
  * Suite wb_dma_unmap_cpu: dma_unmap_single() must still copy a bounce
  * buffer back for an untrusted device and sync the CPU caches for a
@@ -288,9 +292,15 @@ static size_t bytes_not(const u8 *buf, size_t len, u8 byte)
 	return other;
 }
 
-/* Lazy mode may hold a stale IOTLB entry until the flush queue drains */
+/*
+ * Lazy mode may hold a stale IOTLB entry until the flush queue drains: at
+ * the latest after 10 ms for per-CPU queues, after 1000 ms for the single
+ * queue of a device whose IOTLB flushes resync shadow tables (s390, and
+ * VT-d in caching mode with this series).
+ */
 #define FQ_TIMEOUT_MS		10
-#define STALE_WAIT_LAZY_MS	200
+#define SINGLE_FQ_TIMEOUT_MS	1000
+#define STALE_WAIT_MARGIN_MS	190
 /* Rounds per case: 2 faults per boot stay under the drivers' log ratelimit */
 #define STALE_ROUNDS		2
 #define STALE_CLEAR		0xee
@@ -299,6 +309,24 @@ static size_t bytes_not(const u8 *buf, size_t len, u8 byte)
  * access, and the drivers log at most 10 faults per 5 s.
  */
 #define STALE_LEN		4
+
+/* Skip unless edu's DMA goes through dma-iommu (not dma-direct) */
+static void need_dma_domain(struct kunit *test)
+{
+	struct iommu_domain *domain;
+
+	if (!edu)
+		kunit_skip(test, "no edu device (1234:11e8) bound");
+	domain = iommu_get_domain_for_dev(&edu->dev);
+	if (!domain || !(domain->type & __IOMMU_DOMAIN_DMA_API))
+		kunit_skip(test, "edu is not behind a DMA API domain");
+}
+
+/* The longest a lazy unmap of edu's may wait for its invalidation */
+static unsigned int fq_window_ms(void)
+{
+	return edu->dev.iommu->shadow_on_flush ? SINGLE_FQ_TIMEOUT_MS : FQ_TIMEOUT_MS;
+}
 
 struct stale_round {
 	bool landed_mapped;	/* the DMA through the live mapping landed */
@@ -335,7 +363,7 @@ static int stale_round(struct kunit *test, u8 *buf, dma_addr_t src, u8 seed,
 
 	memset(buf, STALE_CLEAR, EDU_TRANSFER);
 	if (lazy)
-		msleep(STALE_WAIT_LAZY_MS);
+		msleep(fq_window_ms() + STALE_WAIT_MARGIN_MS);
 	fault_line_for(iova, needle, sizeof(needle));
 	before = log_count(needle);
 	ret = edu_dma(EDU_BUFFER, iova, STALE_LEN, EDU_CMD_FROM_BUFFER);
@@ -365,7 +393,6 @@ static void unmapped_iova_faults(struct kunit *test)
 	struct iommu_domain *domain;
 	struct stale_round r;
 	unsigned int faults = 0, touched = 0, round;
-	const char *mode;
 	dma_addr_t src;
 	u8 *buf, *pat;
 	int ret = 0;
@@ -378,7 +405,6 @@ static void unmapped_iova_faults(struct kunit *test)
 	    !(domain->type & __IOMMU_DOMAIN_DMA_API))
 		kunit_skip(test, "edu is not behind a translating DMA domain");
 	lazy = domain->type == IOMMU_DOMAIN_DMA_FQ;
-	mode = lazy ? "lazy" : "strict";
 
 	buf = (u8 *)__get_free_page(GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
@@ -400,16 +426,221 @@ static void unmapped_iova_faults(struct kunit *test)
 
 	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "edu's DMA failed or did not finish");
 	/* The line the workbench reports */
-	kunit_info(test, "%s: stale-IOVA faults seen %u of %u expected, %u bytes touched%s\n",
-		   mode, faults, STALE_ROUNDS, touched,
-		   lazy ? " (after " __stringify(STALE_WAIT_LAZY_MS) " ms, flush queue timeout "
-			  __stringify(FQ_TIMEOUT_MS) " ms)" : "");
+	if (lazy)
+		kunit_info(test, "lazy: stale-IOVA faults seen %u of %u expected, %u bytes touched (after %u ms, flush queue timeout %u ms)\n",
+			   faults, STALE_ROUNDS, touched,
+			   fq_window_ms() + STALE_WAIT_MARGIN_MS, fq_window_ms());
+	else
+		kunit_info(test, "strict: stale-IOVA faults seen %u of %u expected, %u bytes touched\n",
+			   faults, STALE_ROUNDS, touched);
 	KUNIT_EXPECT_EQ(test, faults, STALE_ROUNDS);
 	KUNIT_EXPECT_EQ(test, touched, 0);
 }
 
+/*
+ * A lazy unmap leaves its IOVA in a flush queue. Once queued IOVAs fill the
+ * device's DMA space, the next map must still get one: the allocator has
+ * to drain the queues rather than fail. IOVA 0 is never handed out, so
+ * edu's 28-bit space has room for 255 IOVAs of 1 MiB, as many as a per-CPU
+ * queue holds (and a single queue holds far more): map 256 finds the space
+ * full. What earlier cases queued is drained first, and interrupts stay
+ * off, so that no timer drains the queue during the loop.
+ */
+#define SPACE_MAP_SIZE		SZ_1M
+
+/* Map and unmap @size for edu @rounds times; the first round that failed */
+static unsigned int map_unmap_rounds(struct page *page, size_t size, unsigned int rounds,
+				     dma_addr_t *highest)
+{
+	unsigned int round, failed_at = 0;
+	unsigned long flags;
+	dma_addr_t iova;
+
+	*highest = 0;
+	local_irq_save(flags);
+	for (round = 1; round <= rounds; round++) {
+		iova = dma_map_page(&edu->dev, page, 0, size, DMA_TO_DEVICE);
+		if (dma_mapping_error(&edu->dev, iova)) {
+			failed_at = round;
+			break;
+		}
+		*highest = max(*highest, iova);
+		dma_unmap_page(&edu->dev, iova, size, DMA_TO_DEVICE);
+	}
+	local_irq_restore(flags);
+	return failed_at;
+}
+
+static void queued_iovas_do_not_exhaust_space(struct kunit *test)
+{
+	unsigned int rounds = 2 * (DMA_BIT_MASK(EDU_DMA_BITS) / SPACE_MAP_SIZE + 1);
+	unsigned int failed_at;
+	struct iommu_domain *domain;
+	dma_addr_t highest;
+	struct page *page;
+
+	need_dma_domain(test);
+	domain = iommu_get_domain_for_dev(&edu->dev);
+	if (domain->type != IOMMU_DOMAIN_DMA_FQ)
+		kunit_skip(test, "edu's domain has no flush queue: unmaps free their IOVAs at once");
+	page = alloc_pages(GFP_KERNEL, get_order(SPACE_MAP_SIZE));
+	KUNIT_ASSERT_NOT_NULL(test, page);
+
+	msleep(fq_window_ms() + STALE_WAIT_MARGIN_MS);
+	failed_at = map_unmap_rounds(page, SPACE_MAP_SIZE, rounds, &highest);
+	__free_pages(page, get_order(SPACE_MAP_SIZE));
+
+	KUNIT_EXPECT_EQ_MSG(test, failed_at, 0,
+			    "map %u of %u (1 MiB each, %d-bit space) failed: queued IOVAs filled the space",
+			    failed_at, rounds, EDU_DMA_BITS);
+}
+
+/*
+ * A device whose mask reaches past 4 GiB gets IOVAs below 4 GiB first, and
+ * switches to the whole space for good once those run out. IOVAs a queue
+ * holds must not make it switch: only a single queue (32768 entries) can
+ * hold all 1023 IOVAs of 4 MiB below 4 GiB, so the case needs one. edu's
+ * mask is widened for the maps only; nothing is transferred. (4 MiB, so
+ * that 2048 maps of two 2 MiB leaves each fill the space twice over.)
+ */
+#define LOW_MAP_SIZE		SZ_4M
+
+static void queued_iovas_keep_dma_below_4g(struct kunit *test)
+{
+	unsigned int rounds = 2 * (DMA_BIT_MASK(32) / LOW_MAP_SIZE + 1);
+	unsigned int failed_at;
+	struct iommu_domain *domain;
+	dma_addr_t highest;
+	struct page *page;
+
+	need_dma_domain(test);
+	domain = iommu_get_domain_for_dev(&edu->dev);
+	if (domain->type != IOMMU_DOMAIN_DMA_FQ || !edu->dev.iommu->shadow_on_flush)
+		kunit_skip(test, "no single flush queue: per-CPU queues cannot hold 4 GiB of IOVAs");
+	if (!edu->dev.iommu->pci_32bit_workaround)
+		kunit_skip(test, "edu already uses addresses above 4 GiB");
+	page = alloc_pages(GFP_KERNEL, get_order(LOW_MAP_SIZE));
+	KUNIT_ASSERT_NOT_NULL(test, page);
+
+	msleep(fq_window_ms() + STALE_WAIT_MARGIN_MS);
+	KUNIT_ASSERT_EQ(test, dma_set_mask(&edu->dev, DMA_BIT_MASK(64)), 0);
+	failed_at = map_unmap_rounds(page, LOW_MAP_SIZE, rounds, &highest);
+	KUNIT_ASSERT_EQ(test, dma_set_mask(&edu->dev, DMA_BIT_MASK(EDU_DMA_BITS)), 0);
+	__free_pages(page, get_order(LOW_MAP_SIZE));
+
+	KUNIT_EXPECT_EQ(test, failed_at, 0);
+	KUNIT_EXPECT_LE_MSG(test, highest, (dma_addr_t)DMA_BIT_MASK(32),
+			    "after %u maps of 4 MiB, edu got IOVA %pad: queued IOVAs made it leave the low 4 GiB",
+			    rounds, &highest);
+}
+
+#if IS_ENABLED(CONFIG_INTEL_IOMMU) && defined(CONFIG_X86)
+static bool caching_mode;
+module_param(caching_mode, bool, 0444);
+MODULE_PARM_DESC(caching_mode, "edu sits behind a VT-d unit in caching mode (QEMU's caching-mode=on)");
+
+/*
+ * IOTLB flushes of one VT-d domain: cache_tag_flush_range(), which
+ * cache_tag_flush_all() calls too
+ */
+static void *counted_domain;
+static atomic_t domain_flushes;
+
+static int count_domain_flush(struct kprobe *kp, struct pt_regs *regs)
+{
+	/* struct dmar_domain starts with its struct iommu_domain */
+	if ((void *)regs_get_kernel_argument(regs, 0) == READ_ONCE(counted_domain))
+		atomic_inc(&domain_flushes);
+	return 0;
+}
+
+static struct kprobe domain_flush_probe;
+
+static void unregister_domain_flush_probe(void *unused)
+{
+	unregister_kprobe(&domain_flush_probe);
+	WRITE_ONCE(counted_domain, NULL);
+}
+
+static int register_domain_flush_probe(void *domain)
+{
+	WRITE_ONCE(counted_domain, domain);
+	atomic_set(&domain_flushes, 0);
+	/* A kprobe keeps the address it was once registered at: start afresh */
+	domain_flush_probe = (struct kprobe){
+		.symbol_name = "cache_tag_flush_range",
+		.pre_handler = count_domain_flush,
+	};
+	return register_kprobe(&domain_flush_probe);
+}
+
+/*
+ * Under a VT-d unit in caching mode the host resyncs its shadow of edu's
+ * table on each invalidation, so unmaps are batched in one queue: 300
+ * unmaps (more than a per-CPU queue's 255) must be invalidated neither at
+ * once (strict) nor within 100 ms (a per-CPU queue's timer, or its filling
+ * up), but together, once, within the single queue's second.
+ */
+#define CM_UNMAPS		300
+#define CM_QUIET_MS		100
+
+static void caching_mode_batches_unmap_invalidations(struct kunit *test)
+{
+	unsigned int quiet, later, i;
+	struct iommu_domain *domain;
+	dma_addr_t *iovas;
+	void *buf;
+	int ret;
+
+	if (!caching_mode)
+		kunit_skip(test, "not booted with wb.wb_dma_test=caching_mode=1");
+	if (!edu)
+		KUNIT_FAIL_AND_ABORT(test, "caching_mode=1, yet no edu device (1234:11e8) bound");
+	domain = iommu_get_domain_for_dev(&edu->dev);
+	KUNIT_ASSERT_TRUE_MSG(test, domain && domain->type == IOMMU_DOMAIN_DMA_FQ,
+			      "caching mode: edu's domain is not a lazy DMA domain (strict?)");
+	buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	iovas = kunit_kcalloc(test, CM_UNMAPS, sizeof(*iovas), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_NOT_NULL(test, iovas);
+	/* Let what earlier cases queued drain first */
+	msleep(SINGLE_FQ_TIMEOUT_MS + STALE_WAIT_MARGIN_MS);
+
+	for (i = 0; i < CM_UNMAPS; i++) {
+		iovas[i] = dma_map_single(&edu->dev, buf, PAGE_SIZE, DMA_TO_DEVICE);
+		KUNIT_ASSERT_FALSE(test, dma_mapping_error(&edu->dev, iovas[i]));
+	}
+	ret = register_domain_flush_probe(domain);
+	if (ret == -ENOSYS)
+		kunit_skip(test, "no kprobes (CONFIG_KPROBES)");
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "cannot probe VT-d's cache_tag_flush_range()");
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unregister_domain_flush_probe,
+							NULL), 0);
+
+	for (i = 0; i < CM_UNMAPS; i++)
+		dma_unmap_single(&edu->dev, iovas[i], PAGE_SIZE, DMA_TO_DEVICE);
+	msleep(CM_QUIET_MS);
+	quiet = atomic_read(&domain_flushes);
+	msleep(SINGLE_FQ_TIMEOUT_MS + STALE_WAIT_MARGIN_MS - CM_QUIET_MS);
+	later = atomic_read(&domain_flushes);
+
+	kunit_info(test, "IOTLB flushes of edu's domain after %u unmaps: %u in the first %u ms, %u within %u ms\n",
+		   CM_UNMAPS, quiet, CM_QUIET_MS, later, SINGLE_FQ_TIMEOUT_MS + STALE_WAIT_MARGIN_MS);
+	KUNIT_EXPECT_EQ_MSG(test, quiet, 0, "the unmaps were not batched for the single queue's window");
+	KUNIT_EXPECT_EQ_MSG(test, later, 1, "the unmaps were not invalidated together, once");
+}
+#else
+static void caching_mode_batches_unmap_invalidations(struct kunit *test)
+{
+	kunit_skip(test, "no VT-d (CONFIG_INTEL_IOMMU) on this architecture");
+}
+#endif
+
 static struct kunit_case wb_dma_unmap_cases[] = {
-	KUNIT_CASE(unmapped_iova_faults),
+	KUNIT_CASE_SLOW(unmapped_iova_faults),
+	KUNIT_CASE(queued_iovas_do_not_exhaust_space),
+	KUNIT_CASE(queued_iovas_keep_dma_below_4g),
+	KUNIT_CASE_SLOW(caching_mode_batches_unmap_invalidations),
 	{}
 };
 
@@ -433,18 +664,6 @@ static struct kunit_suite wb_dma_unmap_suite = {
 #define BOUNCE_OFFSET		64	/* not granule aligned: must bounce */
 #define BOUNCE_LEN		512
 #define BOUNCE_CLEAR		0xee
-
-/* Skip unless edu's DMA goes through dma-iommu (not dma-direct) */
-static void need_dma_domain(struct kunit *test)
-{
-	struct iommu_domain *domain;
-
-	if (!edu)
-		kunit_skip(test, "no edu device (1234:11e8) bound");
-	domain = iommu_get_domain_for_dev(&edu->dev);
-	if (!domain || !(domain->type & __IOMMU_DOMAIN_DMA_API))
-		kunit_skip(test, "edu is not behind a DMA API domain");
-}
 
 /* Where @iova leads in edu's IOMMU domain, or 0 */
 static phys_addr_t iova_target(dma_addr_t iova)
