@@ -24,7 +24,8 @@
  * stale DMA must leave the buffer untouched and show up as a fault in the
  * kernel log, naming the IOVA. IOVAs that queued unmaps hold must not make
  * a map fail once they fill edu's space, nor make a device leave the low
- * 4 GiB; and under a VT-d unit in caching mode (module parameter
+ * 4 GiB, and a map larger than what the queues hold must fail without an
+ * IOTLB flush when the space is full; and under a VT-d unit in caching mode (module parameter
  * caching_mode) unmaps must be invalidated neither at once nor within
  * 100 ms, but together within the single queue's second.
  *
@@ -575,6 +576,70 @@ static int register_domain_flush_probe(void *domain)
 }
 
 /*
+ * A drain cannot make room for more IOVA pages than the queues hold, and
+ * costs a domain-wide flush. With edu's space full of live 1 MiB mappings
+ * and one of them unmapped (queued), a 2 MiB map must fail without an
+ * IOTLB flush: the freed slot's neighbours are all live. Interrupts stay
+ * off from the unmap to the failed map, so no timer drains the queue in
+ * between.
+ */
+#define LIVE_MAPS_MAX		256
+
+static void live_full_space_fails_without_drain(struct kunit *test)
+{
+	unsigned int live = 0, flushes, i;
+	struct iommu_domain *domain;
+	dma_addr_t *iovas, more;
+	unsigned long flags;
+	struct page *page;
+	int ret;
+
+	need_dma_domain(test);
+	domain = iommu_get_domain_for_dev(&edu->dev);
+	if (domain->type != IOMMU_DOMAIN_DMA_FQ)
+		kunit_skip(test, "edu's domain has no flush queue");
+	iovas = kunit_kcalloc(test, LIVE_MAPS_MAX, sizeof(*iovas), GFP_KERNEL);
+	page = alloc_pages(GFP_KERNEL, get_order(2 * SPACE_MAP_SIZE));
+	KUNIT_ASSERT_NOT_NULL(test, iovas);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	msleep(fq_window_ms() + STALE_WAIT_MARGIN_MS);
+
+	while (live < LIVE_MAPS_MAX) {
+		iovas[live] = dma_map_page(&edu->dev, page, 0, SPACE_MAP_SIZE, DMA_TO_DEVICE);
+		if (dma_mapping_error(&edu->dev, iovas[live]))
+			break;
+		live++;
+	}
+	ret = register_domain_flush_probe(domain);
+
+	local_irq_save(flags);
+	if (live)
+		dma_unmap_page(&edu->dev, iovas[--live], SPACE_MAP_SIZE, DMA_TO_DEVICE);
+	atomic_set(&domain_flushes, 0);
+	more = dma_map_page(&edu->dev, page, 0, 2 * SPACE_MAP_SIZE, DMA_TO_DEVICE);
+	flushes = atomic_read(&domain_flushes);
+	local_irq_restore(flags);
+
+	if (!ret)
+		unregister_domain_flush_probe(NULL);
+	if (!dma_mapping_error(&edu->dev, more))
+		dma_unmap_page(&edu->dev, more, 2 * SPACE_MAP_SIZE, DMA_TO_DEVICE);
+	for (i = 0; i < live; i++)
+		dma_unmap_page(&edu->dev, iovas[i], SPACE_MAP_SIZE, DMA_TO_DEVICE);
+	__free_pages(page, get_order(2 * SPACE_MAP_SIZE));
+
+	if (ret == -ENOSYS)
+		kunit_skip(test, "no kprobes (CONFIG_KPROBES)");
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "cannot probe VT-d's cache_tag_flush_range()");
+	KUNIT_ASSERT_TRUE_MSG(test, live > 0 && live < LIVE_MAPS_MAX,
+			      "edu's space did not fill up with 1 MiB mappings (%u)", live);
+	KUNIT_EXPECT_TRUE_MSG(test, dma_mapping_error(&edu->dev, more),
+			      "a 2 MiB map found room in a space full of live 1 MiB mappings");
+	KUNIT_EXPECT_EQ_MSG(test, flushes, 0,
+			    "a map no drain could help flushed the IOTLB %u times", flushes);
+}
+
+/*
  * Under a VT-d unit in caching mode the host resyncs its shadow of edu's
  * table on each invalidation, so unmaps are batched in one queue: 300
  * unmaps (more than a per-CPU queue's 255) must be invalidated neither at
@@ -630,6 +695,11 @@ static void caching_mode_batches_unmap_invalidations(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, later, 1, "the unmaps were not invalidated together, once");
 }
 #else
+static void live_full_space_fails_without_drain(struct kunit *test)
+{
+	kunit_skip(test, "counts VT-d's flushes: no VT-d (CONFIG_INTEL_IOMMU) here");
+}
+
 static void caching_mode_batches_unmap_invalidations(struct kunit *test)
 {
 	kunit_skip(test, "no VT-d (CONFIG_INTEL_IOMMU) on this architecture");
@@ -640,6 +710,7 @@ static struct kunit_case wb_dma_unmap_cases[] = {
 	KUNIT_CASE_SLOW(unmapped_iova_faults),
 	KUNIT_CASE(queued_iovas_do_not_exhaust_space),
 	KUNIT_CASE(queued_iovas_keep_dma_below_4g),
+	KUNIT_CASE(live_full_space_fails_without_drain),
 	KUNIT_CASE_SLOW(caching_mode_batches_unmap_invalidations),
 	{}
 };
