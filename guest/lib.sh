@@ -16,6 +16,17 @@ wb_arg() { # <name> [default]
 	echo "${2:-}"
 }
 
+# Every value of wb.<name>= on the kernel command line, joined by commas
+# (a mode's line and a boot's line may each give a module parameters).
+wb_arg_all() { # <name>
+	read -r cmdline </proc/cmdline
+	all=
+	for word in $cmdline; do
+		case $word in "wb.$1="*) all="${all:+$all,}${word#*=}" ;; esac
+	done
+	echo "$all"
+}
+
 # Run <command> as the subtest <name> of the current KTAP level: its own
 # KTAP, indented one level, then the result line here, from its exit status
 # (0 passed, 4 skipped, anything else failed). The subtest counts its tests

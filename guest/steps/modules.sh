@@ -5,8 +5,8 @@
 # their suites at load), give each a subtest holding the KTAP of the suites
 # it added, from debugfs, and remove it again (wb_dma_test holds edu, which
 # the benchmark takes next). wb.<module>=<param>=<value>,... on the kernel
-# command line sets a module's parameters; a module that does not load
-# fails its test.
+# command line sets a module's parameters (several such words add up); a
+# module that does not load fails its test.
 set -eu
 # shellcheck source=guest/lib.sh
 . /wb/lib.sh
@@ -41,7 +41,7 @@ module_suites() { # <module.ko>
 	name=$(basename "$1" .ko)
 	kunit_suites >/tmp/suites.before
 	# shellcheck disable=SC2046 # parameters, comma separated
-	insmod "$1" $(wb_arg "$name" | tr , ' ') || rc=$?
+	insmod "$1" $(wb_arg_all "$name" | tr , ' ') || rc=$?
 	if [ "$rc" != 0 ]; then
 		ktap_print_msg "insmod $name exited $rc"
 		return 1

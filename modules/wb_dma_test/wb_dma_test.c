@@ -449,6 +449,16 @@ static void unmapped_iova_faults(struct kunit *test)
  */
 #define SPACE_MAP_SIZE		SZ_1M
 
+static bool pristine;
+module_param(pristine, bool, 0444);
+MODULE_PARM_DESC(pristine, "the kernel is Linux 7.3 without the series: skip the cases of what patch 22 adds");
+
+static void need_queue_drains(struct kunit *test)
+{
+	if (pristine)
+		kunit_skip(test, "Linux 7.3 as it is never drains the flush queues for an allocation (patch 22)");
+}
+
 /* Map and unmap @size for edu @rounds times; the first round that failed */
 static unsigned int map_unmap_rounds(struct page *page, size_t size, unsigned int rounds,
 				     dma_addr_t *highest)
@@ -480,6 +490,7 @@ static void queued_iovas_do_not_exhaust_space(struct kunit *test)
 	dma_addr_t highest;
 	struct page *page;
 
+	need_queue_drains(test);
 	need_dma_domain(test);
 	domain = iommu_get_domain_for_dev(&edu->dev);
 	if (domain->type != IOMMU_DOMAIN_DMA_FQ)
@@ -514,6 +525,7 @@ static void queued_iovas_keep_dma_below_4g(struct kunit *test)
 	dma_addr_t highest;
 	struct page *page;
 
+	need_queue_drains(test);
 	need_dma_domain(test);
 	domain = iommu_get_domain_for_dev(&edu->dev);
 	if (domain->type != IOMMU_DOMAIN_DMA_FQ || !edu->dev.iommu->shadow_on_flush)
@@ -594,6 +606,7 @@ static void live_full_space_fails_without_drain(struct kunit *test)
 	struct page *page;
 	int ret;
 
+	need_queue_drains(test);
 	need_dma_domain(test);
 	domain = iommu_get_domain_for_dev(&edu->dev);
 	if (domain->type != IOMMU_DOMAIN_DMA_FQ)
