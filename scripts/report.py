@@ -229,6 +229,14 @@ def print_tables(table, accel):
                     table, counters)
 
 
+def baseline_patched_lines(data, index, col, color, mode):
+    """The gnuplot lines of one mode: baseline in column <col> dashed,
+    patched in the next one solid, both in <color>."""
+    return [f'"{data}" index {index} using 1:{col + who} with linespoints '
+            f'dt {2 - who} lc {color} title "{mode} {name}"'
+            for who, name in ((0, "baseline"), (1, "patched"))]
+
+
 def write_chart(table, path, workloads=()):
     """Baseline (dashed) against patched (solid) p50, one thread, depth 1;
     and, with workloads, each one's rate as a ratio to the IOMMU off."""
@@ -248,12 +256,8 @@ def write_chart(table, path, workloads=()):
             out.write("\n\n")
     plots = []
     for col, what in ((2, "dma_map"), (4, "dma_unmap")):
-        lines = []
-        for index, mode in enumerate(present):
-            lines.append(f'"{data}" index {index} using 1:{col} with linespoints '
-                         f'dt 2 lc {index + 1} title "{mode} baseline"')
-            lines.append(f'"{data}" index {index} using 1:{col + 1} with linespoints '
-                         f'dt 1 lc {index + 1} title "{mode} patched"')
+        lines = [line for index, mode in enumerate(present)
+                 for line in baseline_patched_lines(data, index, col, index + 1, mode)]
         plots.append(f'set title "{what} p50, 1 thread, depth 1"\nplot ' + ", ".join(lines))
     script = (f'set terminal pngcairo size {1800 if workloads else 1200},500 noenhanced\n'
               f'set output "{path}"\nset multiplot layout 1,{3 if workloads else 2}\n'
@@ -283,12 +287,8 @@ def workload_plot(workloads, data):
                                                  for v in values) + "\n")
             out.write("\n\n")
     tics = ", ".join(f'"{name}" {index}' for index, name in enumerate(names))
-    lines = []
-    for index, mode in enumerate(modes):
-        lines.append(f'"{data}" index {index} using 1:2 with linespoints dt 2 lc {index + 2} '
-                     f'title "{mode} baseline"')
-        lines.append(f'"{data}" index {index} using 1:3 with linespoints dt 1 lc {index + 2} '
-                     f'title "{mode} patched"')
+    lines = [line for index, mode in enumerate(modes)
+             for line in baseline_patched_lines(data, index, 2, index + 2, mode)]
     return ('unset logscale\nset xrange [-0.5:' + str(len(names) - 0.5) + ']\n'
             'set yrange [0:1.1]\nset xtics rotate by -30 (' + tics + ')\n'
             'set xlabel ""\nset ylabel "rate / rate with the IOMMU off"\n'
