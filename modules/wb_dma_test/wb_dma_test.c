@@ -18,16 +18,19 @@
  * Suite wb_dma_unmap: after dma_unmap_single() the IOVA must no longer reach
  * the buffer. Strict mode invalidates the IOTLB before the unmap returns;
  * lazy mode (a DMA-FQ domain) only when the flush queue drains, at the
- * latest after its 10 ms timeout, so the case waits well past that first.
+ * latest after its timeout (10 ms; 1000 ms for a single queue), so the case
+ * waits well past that first.
  * (edu starts every transfer from a 100 ms timer, so the window in which
  * lazy mode may still let a stale DMA land cannot be hit from here.) Each
  * stale DMA must leave the buffer untouched and show up as a fault in the
  * kernel log, naming the IOVA. IOVAs that queued unmaps hold must not make
  * a map fail once they fill edu's space, nor make a device leave the low
  * 4 GiB, and a map larger than what the queues hold must fail without an
- * IOTLB flush when the space is full; and under a VT-d unit in caching mode (module parameter
- * caching_mode) unmaps must be invalidated neither at once nor within
- * 100 ms, but together within the single queue's second.
+ * IOTLB flush when the space is full; no IOVA may come back before a flush
+ * that started after its unmap finished, with threads on every CPU; and
+ * under a VT-d unit in caching mode (module parameter caching_mode) unmaps
+ * must be invalidated neither at once nor within 100 ms, but together
+ * within the single queue's second.
  *
  * Suite wb_dma_unmap_cpu: dma_unmap_single() must still copy a bounce
  * buffer back for an untrusted device and sync the CPU caches for a
@@ -44,10 +47,12 @@
 #include <linux/iommu.h>
 #include <linux/kmsg_dump.h>
 #include <linux/kprobes.h>
+#include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/pci.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/wait_bit.h>
 
 /* QEMU's edu (docs/specs/edu.rst): registers in BAR0, a 4K DMA buffer */
 #define EDU_VENDOR		0x1234
@@ -653,6 +658,142 @@ static void live_full_space_fails_without_drain(struct kunit *test)
 }
 
 /*
+ * No IOVA may come back from the allocator before an IOTLB flush that
+ * started after its unmap has completed, however the queues drain: by
+ * filling up, by their timer, or for an allocation that found the space
+ * full (patch 22). Threads on every CPU map and unmap 1 MiB for edu, so
+ * that all three happen, and check every IOVA they get against a kretprobe
+ * on VT-d's domain-wide flushes of edu's domain: each flush takes a ticket
+ * when it starts, and the highest ticket of a finished one is kept. An
+ * unmap notes the tickets taken before it; a map that returns that IOVA
+ * needs a finished flush with a later ticket.
+ */
+#define STRESS_ROUNDS		2000
+#define STRESS_SLOTS		(1 << (EDU_DMA_BITS - 20))
+
+static atomic64_t flush_tickets, flush_finished;
+static atomic64_t slot_unmapped_at[STRESS_SLOTS];
+static atomic_t reused_early, stress_running;
+
+struct flush_ticket {
+	u64 ticket;
+};
+
+static int flush_all_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct flush_ticket *t = (struct flush_ticket *)ri->data;
+
+	t->ticket = 0;
+	if ((void *)regs_get_kernel_argument(regs, 0) == READ_ONCE(counted_domain) &&
+	    regs_get_kernel_argument(regs, 1) == 0 &&
+	    regs_get_kernel_argument(regs, 2) == ULONG_MAX)
+		t->ticket = atomic64_inc_return(&flush_tickets);
+	return 0;
+}
+
+static int flush_all_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct flush_ticket *t = (struct flush_ticket *)ri->data;
+	s64 seen = atomic64_read(&flush_finished);
+
+	while (t->ticket && t->ticket > seen &&
+	       !atomic64_try_cmpxchg(&flush_finished, &seen, t->ticket))
+		;
+	return 0;
+}
+
+static struct kretprobe flush_all_kretprobe;
+
+static void unregister_flush_all_kretprobe(void *unused)
+{
+	unregister_kretprobe(&flush_all_kretprobe);
+	WRITE_ONCE(counted_domain, NULL);
+}
+
+static int stress_thread(void *data)
+{
+	struct page *page = data;
+	unsigned int round;
+	dma_addr_t iova;
+	s64 unmapped_at;
+
+	for (round = 0; round < STRESS_ROUNDS; round++) {
+		iova = dma_map_page(&edu->dev, page, 0, SPACE_MAP_SIZE, DMA_TO_DEVICE);
+		if (dma_mapping_error(&edu->dev, iova))
+			continue;
+		unmapped_at = atomic64_read(&slot_unmapped_at[iova >> 20]);
+		if (unmapped_at >= 0 && atomic64_read(&flush_finished) <= unmapped_at)
+			atomic_inc(&reused_early);
+		atomic64_set(&slot_unmapped_at[iova >> 20], atomic64_read(&flush_tickets));
+		dma_unmap_page(&edu->dev, iova, SPACE_MAP_SIZE, DMA_TO_DEVICE);
+	}
+	if (atomic_dec_and_test(&stress_running))
+		wake_up_var(&stress_running);
+	return 0;
+}
+
+static void no_iova_reused_before_its_flush(struct kunit *test)
+{
+	unsigned int cpu, started = 0, i;
+	struct task_struct *thread;
+	struct iommu_domain *domain;
+	struct page *page;
+	int ret;
+
+	need_dma_domain(test);
+	domain = iommu_get_domain_for_dev(&edu->dev);
+	if (domain->type != IOMMU_DOMAIN_DMA_FQ)
+		kunit_skip(test, "edu's domain has no flush queue");
+	page = alloc_pages(GFP_KERNEL, get_order(SPACE_MAP_SIZE));
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	msleep(fq_window_ms() + STALE_WAIT_MARGIN_MS);
+
+	/* A slot whose IOVA no one unmapped yet needs no flush */
+	for (i = 0; i < STRESS_SLOTS; i++)
+		atomic64_set(&slot_unmapped_at[i], -1);
+	atomic64_set(&flush_tickets, 0);
+	atomic64_set(&flush_finished, 0);
+	atomic_set(&reused_early, 0);
+	WRITE_ONCE(counted_domain, domain);
+	flush_all_kretprobe = (struct kretprobe){
+		.kp.symbol_name = "cache_tag_flush_range",
+		.entry_handler = flush_all_entry,
+		.handler = flush_all_return,
+		.data_size = sizeof(struct flush_ticket),
+		.maxactive = 2 * NR_CPUS,
+	};
+	ret = register_kretprobe(&flush_all_kretprobe);
+	if (ret == -ENOSYS) {
+		__free_pages(page, get_order(SPACE_MAP_SIZE));
+		kunit_skip(test, "no kretprobes (CONFIG_KRETPROBES)");
+	}
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unregister_flush_all_kretprobe,
+							NULL), 0);
+
+	/* One count for this thread, so none can reach zero before all started */
+	atomic_set(&stress_running, 1);
+	for_each_online_cpu(cpu) {
+		atomic_inc(&stress_running);
+		thread = kthread_run_on_cpu(stress_thread, page, cpu, "wb_stress/%u");
+		if (IS_ERR(thread)) {
+			atomic_dec(&stress_running);
+			break;
+		}
+		started++;
+	}
+	atomic_dec(&stress_running);
+	wait_var_event(&stress_running, !atomic_read(&stress_running));
+	__free_pages(page, get_order(SPACE_MAP_SIZE));
+
+	kunit_info(test, "%u threads x %u maps of 1 MiB: %lld domain-wide flushes, %d IOVAs reused before one covered them\n",
+		   started, STRESS_ROUNDS, atomic64_read(&flush_tickets), atomic_read(&reused_early));
+	KUNIT_ASSERT_GT(test, started, 0U);
+	KUNIT_EXPECT_GT(test, atomic64_read(&flush_tickets), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&reused_early), 0);
+}
+
+/*
  * Under a VT-d unit in caching mode the host resyncs its shadow of edu's
  * table on each invalidation, so unmaps are batched in one queue: 300
  * unmaps (more than a per-CPU queue's 255) must be invalidated neither at
@@ -713,6 +854,11 @@ static void live_full_space_fails_without_drain(struct kunit *test)
 	kunit_skip(test, "counts VT-d's flushes: no VT-d (CONFIG_INTEL_IOMMU) here");
 }
 
+static void no_iova_reused_before_its_flush(struct kunit *test)
+{
+	kunit_skip(test, "watches VT-d's flushes: no VT-d (CONFIG_INTEL_IOMMU) here");
+}
+
 static void caching_mode_batches_unmap_invalidations(struct kunit *test)
 {
 	kunit_skip(test, "no VT-d (CONFIG_INTEL_IOMMU) on this architecture");
@@ -724,6 +870,7 @@ static struct kunit_case wb_dma_unmap_cases[] = {
 	KUNIT_CASE(queued_iovas_do_not_exhaust_space),
 	KUNIT_CASE(queued_iovas_keep_dma_below_4g),
 	KUNIT_CASE(live_full_space_fails_without_drain),
+	KUNIT_CASE_SLOW(no_iova_reused_before_its_flush),
 	KUNIT_CASE_SLOW(caching_mode_batches_unmap_invalidations),
 	{}
 };
