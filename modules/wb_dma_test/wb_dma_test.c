@@ -740,6 +740,7 @@ static void no_iova_reused_before_its_flush(struct kunit *test)
 	struct page *page;
 	int ret;
 
+	need_queue_drains(test);
 	need_dma_domain(test);
 	domain = iommu_get_domain_for_dev(&edu->dev);
 	if (domain->type != IOMMU_DOMAIN_DMA_FQ)
