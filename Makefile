@@ -368,14 +368,17 @@ check-bisect: $(STATE)/patched.rev $(OLD_TOOL)/stamp
 # minute per break here, so not part of check). The patched x86_64 kernel is
 # built from the clean tree again at the end.
 BREAKS ?= $(wildcard tests/breaks/*.json)
+# A file's "arch" names the guest its suite runs in (x86_64 unless set).
+breaks_of = $(foreach j,$(BREAKS),$(if $(filter $(1),$(shell python3 scripts/break.py --arch $(j))),$(j)))
 check-breaks: $(STATE)/patched.rev
 	@mkdir -p $(dir $(CHECK))
 	@rm -f $(CHECK)
-	@$(MAKE) --no-print-directory $(call initramfs,patched,x86_64)
-	@rc=0; for json in $(BREAKS); do \
-		scripts/breaks.sh x86_64 $(TREE) $(B)/patched/out-x86_64 $(IMAGE_x86_64) \
-			$(call initramfs,patched,x86_64) $$json $(CHECK) $(FRAGMENTS_x86_64) || rc=1; \
-	done; scripts/summary.sh $(CHECK) $$rc
+	@rc=0; $(foreach arch,$(ARCHS),$(if $(call breaks_of,$(arch)),\
+	$(MAKE) --no-print-directory $(call initramfs,patched,$(arch)) || rc=1; \
+	for json in $(call breaks_of,$(arch)); do \
+		scripts/breaks.sh $(arch) $(TREE) $(B)/patched/out-$(arch) $(IMAGE_$(arch)) \
+			$(call initramfs,patched,$(arch)) $$json $(CHECK) $(FRAGMENTS_$(arch)) || rc=1; \
+	done;)) scripts/summary.sh $(CHECK) $$rc
 
 ## 6. Where a one-page map and unmap spend their guest instructions
 

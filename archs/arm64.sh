@@ -1,12 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash disable=SC2034 # data, read by scripts/lib.sh's arch_facts
-# arm64: QEMU virt with an SMMUv3, a PL011 console, and ivshmem's BAR2: a
-# peer's 64-bit prefetchable BAR with RAM behind it, for the peer-to-peer
-# tests (wb_dma_test, the resource mode).
+# arm64: QEMU virt with an SMMUv3, a PL011 console, and two ivshmem devices
+# whose BAR2 is a peer's 64-bit prefetchable BAR with RAM behind it, for the
+# peer-to-peer tests (wb_dma_test: the first one's BAR2 is declared
+# memory-like, the second one's not; the resource mode). 2 MiB each: P2PDMA
+# memory is ZONE_DEVICE memory, added in whole 2 MiB subsections.
 image=arch/arm64/boot/Image
 cross=aarch64-linux-gnu-
 qemu="qemu-system-aarch64 -M virt,iommu=smmuv3
-	-object memory-backend-ram,id=p2p,size=1M -device ivshmem-plain,memdev=p2p"
+	-object memory-backend-ram,id=p2p,size=2M -device ivshmem-plain,memdev=p2p
+	-object memory-backend-ram,id=p2p2,size=2M -device ivshmem-plain,memdev=p2p2"
 cpu="-cpu max"
 cpu_kvm=
 console=ttyAMA0

@@ -8,15 +8,20 @@ break must make fail.
 
 Usage: break.py <tree> <breaks.json> <name>    apply <name>, print its case
        break.py --list <breaks.json>           print the names
+       break.py --arch <breaks.json>           print the guest's architecture
 """
 import json
 import os
 import sys
 
 
-def breaks(path):
+def load(path):
     with open(path) as f:
-        return json.load(f)["breaks"]
+        return json.load(f)
+
+
+def breaks(path):
+    return load(path)["breaks"]
 
 
 def apply(tree, brk):
@@ -33,6 +38,9 @@ def apply(tree, brk):
 def main(argv):
     if len(argv) == 3 and argv[1] == "--list":
         print("\n".join(b["name"] for b in breaks(argv[2])))
+        return
+    if len(argv) == 3 and argv[1] == "--arch":
+        print(load(argv[2]).get("arch", "x86_64"))
         return
     if len(argv) != 4:
         sys.exit(__doc__)
