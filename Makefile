@@ -369,7 +369,7 @@ check-bisect: $(STATE)/patched.rev $(OLD_TOOL)/stamp
 # built from the clean tree again at the end.
 BREAKS ?= $(wildcard tests/breaks/*.json)
 # A file's "arch" names the guest its suite runs in (x86_64 unless set).
-breaks_of = $(foreach j,$(BREAKS),$(if $(filter $(1),$(shell python3 scripts/break.py --arch $(j))),$(j)))
+breaks_of = $(strip $(foreach j,$(BREAKS),$(if $(filter $(1),$(shell python3 scripts/break.py --arch $(j))),$(j))))
 check-breaks: $(STATE)/patched.rev
 	@mkdir -p $(dir $(CHECK))
 	@rm -f $(CHECK)
