@@ -10,7 +10,9 @@
 #   make workloads     only the workloads, on their own two kernels
 #   make check         the test suite, what CI runs; ends "N passed, N failed"
 #   make tree          the series as commits on branch "series" of build/patched/linux
-#   make export        write that branch back to patches/
+#   make export        write that branch back to patches/, one series per part
+#   make posting GIT_NAME=... GIT_EMAIL=...   each part as mails for git
+#                      send-email, from you, to its maintainers (build/posting/)
 #   make apply KSRC=<a 7.3 git tree>   apply the series to your own tree
 #   make check-bisect  build both architectures after every patch
 #   make check-debug   only check's debug kernel (lockdep, KASAN, kmemleak,
@@ -37,7 +39,9 @@ BASE_SUITE ?= trixie-backports
 OLD_SERIES := 6.12
 OLD_VERSION ?= 6.12.117-1~deb12u1
 OLD_SUITE ?= bookworm-security
-# The identity the series' commits carry: set your own when you send them.
+# The identity the series' commits carry: the project's placeholder, which
+# 'make posting' refuses; set your own when you send them.
+PROJECT_IDENT := iommu-fastpath <iommu-fastpath@example.org>
 GIT_NAME ?= iommu-fastpath
 GIT_EMAIL ?= iommu-fastpath@example.org
 export WB_GIT_NAME := $(GIT_NAME)
@@ -109,7 +113,7 @@ RANDREAD := $(B)/randread/randread
 # The kselftest KTAP helpers the guest's steps print their results with
 ktap_helpers = $(B)/$(1)/linux/tools/testing/selftests/kselftest/ktap_helpers.sh
 
-.PHONY: all report workloads check check-tests check-series check-shell check-pristine tree export \
+.PHONY: all report workloads check check-tests check-series check-posting check-shell check-pristine tree export posting \
 	apply check-bisect check-breaks check-iommupt check-parsers check-debug check-debug-tests check-deps reset-tree \
 	insns clean-results clean FORCE
 
@@ -270,7 +274,7 @@ check: $(STATE)/deps
 	@rc=0; $(MAKE) --no-print-directory -k check-tests || rc=$$?; \
 		scripts/summary.sh $(CHECK) $$rc
 
-check-tests: check-series check-shell check-parsers check-deps $(addprefix check-,$(ARCHS)) \
+check-tests: check-series check-posting check-shell check-parsers check-deps $(addprefix check-,$(ARCHS)) \
 	check-pristine check-iommupt check-debug-tests
 
 # Every boot of $(BOOTS) for one kernel and architecture, with what each
@@ -281,6 +285,11 @@ boots = scripts/check-boots.sh $(CHECK) $(BOOTS) $(1) $(2) $(3) $(4) $(5)
 check-series: $(STATE)/patched.rev
 	@scripts/check-apply.sh $(TREE) patches $(CHECK)
 	@scripts/checkpatch.sh $(TREE) patches $(CHECK)
+
+# 'make posting' with a test sender: versions, identities, recipients, base
+# trailers, and the mails applying to give the tree.
+check-posting: $(STATE)/patched.rev
+	@scripts/test-posting.sh $(TREE) patches $(CHECK) "$(PROJECT_IDENT)"
 
 # generic_pt's own KUnit suites, every page-table format with the map and
 # unmap fast paths, run as their authors run them: the tree's kunit.py on
@@ -380,7 +389,18 @@ check-breaks: $(STATE)/patched.rev
 			$(call initramfs,patched,$(arch)) $$json $(CHECK) $(FRAGMENTS_$(arch)) || rc=1; \
 	done;)) scripts/summary.sh $(CHECK) $$rc
 
-## 6. Where a one-page map and unmap spend their guest instructions
+## 6. Mails for the list
+
+# Each part of patches/parts as mails for git send-email (build/posting/):
+# the sender's identity, never the project's placeholder; To and Cc from the
+# tree's get_maintainer.pl and the part's lists; see README.md.
+POSTING := $(B)/posting
+VERSION ?= 2
+posting: $(STATE)/patched.rev
+	@scripts/posting.sh $(TREE) patches $(POSTING) $(VERSION) "$(GIT_NAME) <$(GIT_EMAIL)>" \
+		"$(PROJECT_IDENT)"
+
+## 7. Where a one-page map and unmap spend their guest instructions
 
 # The instruction budget of a one-page map and unmap: the baseline and
 # patched x86_64 kernels that make measures, booted in each of INSNS_MODES

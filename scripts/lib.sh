@@ -40,9 +40,16 @@ series_baseline_count() { # <series file>
 	     END { if (!found) print 0 }' "$1"
 }
 
+# The parts of the series (patches/parts), one per line: name, number of
+# patches, kind (PATCH or RFC), extra mailing lists.
+parts() { # <patch dir>
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$1/parts"
+}
+
 # A short hash of the series file and the patches it names.
 series_hash() { # <patch dir>
-	(cd "$1" && series_patches series | xargs cat series) | sha256sum | cut -c1-16
+	(cd "$1" && series_patches series | xargs cat series parts ./*/0000-cover-letter.patch) |
+		sha256sum | cut -c1-16
 }
 
 # Read an architecture's facts (archs/<arch>.sh: image, cross, qemu, cpu,

@@ -19,25 +19,36 @@ rev() { git -C "$tree" rev-parse -q --verify "$1" 2>/dev/null || true; }
 
 is_clean() { [ -z "$(git -C "$tree" status --porcelain --untracked-files=no)" ]; }
 
-# The cover letter's own text becomes the branch description, which
-# 'make export' turns back into the cover letter.
-describe_branch() {
-	cover=$patches/0000-cover-letter.patch
-	[ -f "$cover" ] || return 0
-	desc=$(awk 'hdr == "" && /^Subject: / { sub(/^Subject: (\[[^]]*\] )?/, ""); subj = $0; cont = 1; next }
+# A cover letter's own text: its subject, an empty line and its body, up to
+# the shortlog git adds.
+cover_text() { # <cover letter>
+	awk 'hdr == "" && /^Subject: / { sub(/^Subject: (\[[^]]*\] )?/, ""); subj = $0; cont = 1; next }
 		hdr == "" && cont && /^ / { sub(/^ /, ""); subj = subj " " $0; next }
 		hdr == "" { cont = 0 }
 		hdr == "" && /^$/ { hdr = 1; print subj; print ""; next }
 		hdr && /^[^ ].* \([0-9]+\):$/ { exit }
-		hdr { print }' "$cover")
-	git -C "$tree" config branch.series.description "$desc"
+		hdr { print }' "$1"
+}
+
+# Each part's cover letter becomes the description of branch part/<part>, at
+# the part's last commit, which 'make export' turns back into the letter.
+describe_parts() {
+	local name n done=0
+	while read -r name n _; do
+		done=$((done + n))
+		git -C "$tree" branch -f "part/$name" \
+			"$(git -C "$tree" rev-list --reverse pristine..HEAD | sed -n "${done}p")"
+		[ ! -f "$patches/$name/0000-cover-letter.patch" ] ||
+			git -C "$tree" config "branch.part/$name.description" \
+				"$(cover_text "$patches/$name/0000-cover-letter.patch")"
+	done < <(parts "$patches")
 }
 
 apply_series() {
 	is_clean || die "$tree has uncommitted changes: commit and 'make export', or 'make reset-tree'"
 	git -C "$tree" checkout -q -B series pristine
 	"$(dirname "$0")/apply.sh" "$tree" "$patches"
-	describe_branch
+	describe_parts
 	git -C "$tree" update-ref refs/wb/applied HEAD
 	series_hash "$patches" >"$state/series.hash"
 	say "tree: $(git -C "$tree" rev-list --count pristine..HEAD) patches applied to pristine"
