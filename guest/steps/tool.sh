@@ -4,9 +4,10 @@
 # The tool step: the dma_map_benchmark tools against the bound device, one
 # test each: every map mode, resource mode on the device's BAR, a BAR it
 # lacks and a range beyond it, a ring of mappings, the text output, a
-# concurrent run, 1024 threads, a 32-bit caller (x86_64), and the unmodified
-# tools of Linux 7.3 and 6.12 (the old ABI). A kernel without the series'
-# tool runs only the old tools' tests.
+# concurrent run, 1024 threads, and the unmodified tools of Linux 7.3 and
+# 6.12 (the old ABI); then what the series fixes: a 32-bit caller (x86_64)
+# and an unbind during a run. A kernel without the series' tool runs only
+# the old tools' tests and the fixes' (expected to fail there).
 set -eu
 # shellcheck source=guest/lib.sh
 . /wb/lib.sh
@@ -61,15 +62,54 @@ expect_busy() {
 	fi
 }
 
+# What the series fixes must pass with it and fail without it: on Linux 7.3
+# as it is, a failure is expected (a skip that says so), and a pass means the
+# test cannot tell the two apart.
+expect_fixed() { # <name> <check function>
+	local name=$1 rc=0
+	"$2" || rc=$?
+	if [ -n "$v2" ] && [ "$rc" = 0 ]; then
+		ktap_test_pass "$name"
+	elif [ -n "$v2" ]; then
+		ktap_test_fail "$name"
+	elif [ "$rc" != 0 ]; then
+		ktap_test_skip "$name: Linux 7.3 fails it, as expected"
+	else
+		ktap_test_fail "$name: Linux 7.3 passes it, so it tests nothing"
+	fi
+}
+
+# A 32-bit caller's run (compat_ioctl); Linux 7.3 answers ENOTTY.
+compat_run() {
+	run_limited dma_map_benchmark-i386 -s 1 -t 1 -g 1 &&
+		grep -q "average map latency" /tmp/run.out
+}
+
+# Unbinding the device ends a run in progress, which fails with ENODEV;
+# Linux 7.3's unbind waits until the run has used up its time, and the run
+# then ends well. The device is bound again afterwards.
+unbind_run() {
+	local pid rc=0 start end
+	timeout -k 10 "$RUN_LIMIT" dma_map_benchmark-7.3 -s 20 -t 1 -g 1 >/tmp/unbind.out 2>&1 &
+	pid=$!
+	sleep 2
+	read -r start _ </proc/uptime
+	echo "${dev##*/}" >"$dev/driver/unbind"
+	read -r end _ </proc/uptime
+	wait "$pid" || rc=$?
+	sed 's/^/# /' /tmp/unbind.out
+	ktap_print_msg "the unbind took $(echo "$start $end" | awk '{ printf "%.1f", $2 - $1 }') s; the run exited $rc"
+	echo "${dev##*/}" >/sys/bus/pci/drivers_probe
+	[ "$rc" != 0 ] && grep -q "No such device" /tmp/unbind.out
+}
+
 dev=$(bind_benchmark_device) || exit 1
 ktap_print_msg "wb: domain=$(domain_type "$dev") device=${dev##*/}"
-# Three tests of the old tools; ten of the series' tool, one more for its
-# 32-bit build.
-plan=3 v2="" i386=""
-if tool_is_v2; then
-	v2=1 plan=13
-	[ ! -x /bin/dma_map_benchmark-i386 ] || i386=1 plan=14
-fi
+# Three tests of the old tools and one of an unbind on every kernel; ten
+# of the series' tool; a 32-bit caller on x86_64.
+plan=4 v2="" i386=""
+tool_is_v2 && v2=1 plan=14
+[ ! -x /bin/dma_map_benchmark-i386 ] || i386=1 plan=$((plan + 1))
 ktap_set_plan "$plan"
 
 if [ -n "$v2" ]; then
@@ -85,11 +125,10 @@ if [ -n "$v2" ]; then
 	expect_run "text output" dma_map_benchmark -s 1 -t 1 -g 1
 	expect_busy
 	expect_run_timed "1024 threads stop when the run ends" dma_map_benchmark -j -s 1 -t 1024 -g 1
-	if [ -n "$i386" ]; then
-		expect_run "a 32-bit caller (compat ioctl)" dma_map_benchmark-i386 -j -s 1 -t 1 -g 1
-	fi
 fi
+[ -z "$i386" ] || expect_fixed "a 32-bit caller (compat ioctl)" compat_run
 expect_run "Linux 7.3's tool, single mode" dma_map_benchmark-7.3 -s 1 -t 1 -g 1
 expect_run "Linux 7.3's tool, sg mode" dma_map_benchmark-7.3 -m 1 -s 1 -t 1 -g 4
 expect_run "Linux 6.12's tool" dma_map_benchmark-6.12 -s 1 -t 1 -g 1
+expect_fixed "an unbind ends a run at once, with ENODEV" unbind_run
 ktap_finished
