@@ -18,7 +18,8 @@
 #   make check-debug   only check's debug kernel (lockdep, KASAN, kmemleak,
 #                      DMA API debugging): every IOMMU mode, CPU hotplug
 #   make check-breaks  each deliberate break in tests/breaks/ must fail the
-#                      KUnit case it names (a build and a run per break)
+#                      KUnit case it names (a build and a run per break);
+#                      make check only checks that each still applies
 #   make insns         the instructions of one map and one unmap, function by
 #                      function, baseline beside patched (gdb single-steps)
 #   make reset-tree    take patches/ again, dropping unexported tree commits
@@ -114,6 +115,7 @@ RANDREAD := $(B)/randread/randread
 ktap_helpers = $(B)/$(1)/linux/tools/testing/selftests/kselftest/ktap_helpers.sh
 
 .PHONY: all report workloads check check-tests check-series check-posting check-shell check-pristine tree export posting \
+	check-breaks-apply \
 	apply check-bisect check-breaks check-iommupt check-parsers check-debug check-debug-tests check-deps reset-tree \
 	insns clean-results clean FORCE
 
@@ -274,8 +276,8 @@ check: $(STATE)/deps
 	@rc=0; $(MAKE) --no-print-directory -k check-tests || rc=$$?; \
 		scripts/summary.sh $(CHECK) $$rc
 
-check-tests: check-series check-posting check-shell check-parsers check-deps $(addprefix check-,$(ARCHS)) \
-	check-pristine check-iommupt check-debug-tests
+check-tests: check-series check-posting check-shell check-parsers check-deps check-breaks-apply \
+	$(addprefix check-,$(ARCHS)) check-pristine check-iommupt check-debug-tests
 
 # Every boot of $(BOOTS) for one kernel and architecture, with what each
 # console shows recorded.
@@ -285,6 +287,13 @@ boots = scripts/check-boots.sh $(CHECK) $(BOOTS) $(1) $(2) $(3) $(4) $(5)
 check-series: $(STATE)/patched.rev
 	@scripts/check-apply.sh $(TREE) patches $(CHECK)
 	@scripts/checkpatch.sh $(TREE) patches $(CHECK)
+
+# Every deliberate break of tests/breaks/ still applies: its text occurs
+# exactly once in the tree (make check-breaks runs them; this only keeps
+# them from going stale).
+check-breaks-apply: $(STATE)/patched.rev
+	@$(TEST) "the breaks of tests/breaks apply to the tree" python3 scripts/break.py --verify \
+		$(TREE) $(wildcard tests/breaks/*.json)
 
 # 'make posting' with a test sender: versions, identities, recipients, base
 # trailers, and the mails applying to give the tree.

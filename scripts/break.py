@@ -9,6 +9,8 @@ break must make fail.
 Usage: break.py <tree> <breaks.json> <name>    apply <name>, print its case
        break.py --list <breaks.json>           print the names
        break.py --arch <breaks.json>           print the guest's architecture
+       break.py --verify <tree> <breaks.json>...
+                                               every break's text occurs once
 """
 import json
 import os
@@ -35,7 +37,27 @@ def apply(tree, brk):
         f.write(text.replace(brk["old"], brk["new"]))
 
 
+def occurrences(tree, brk):
+    try:
+        with open(os.path.join(tree, brk["file"])) as f:
+            return f.read().count(brk["old"])
+    except FileNotFoundError:
+        return 0
+
+
+def verify(tree, paths):
+    """Whether every break of every file can still be applied: a break whose
+    text no longer occurs exactly once would stop the rest of its file."""
+    stale = [f"{path}: {brk['name']}: its text occurs {occurrences(tree, brk)} "
+             f"times in {brk['file']}, not once"
+             for path in paths for brk in breaks(path) if occurrences(tree, brk) != 1]
+    print("\n".join(stale) or f"{sum(len(breaks(p)) for p in paths)} breaks apply")
+    return not stale
+
+
 def main(argv):
+    if len(argv) >= 4 and argv[1] == "--verify":
+        sys.exit(0 if verify(argv[2], argv[3:]) else 1)
     if len(argv) == 3 and argv[1] == "--list":
         print("\n".join(b["name"] for b in breaks(argv[2])))
         return
