@@ -84,8 +84,12 @@ ARCHS := x86_64 arm64
 FRAGMENTS_x86_64 := configs/common.config configs/x86_64.config
 FRAGMENTS_arm64 := configs/common.config configs/arm64.config
 $(foreach a,$(ARCHS),$(eval IMAGE_$(a) := $(shell . archs/$(a).sh && echo "$$image")))
-# The tool built for another ABI too (dma_map_benchmark-<abi>): 32-bit callers.
-TOOLS_x86_64 := i386
+# The tools each guest gets beside the tree's own and Linux 7.3's and
+# 6.12's (dma_map_benchmark-<name>, scripts/tools.sh): the series' (for
+# Linux 7.3 as it is), and on x86_64 the tree's and 7.3's built for i386,
+# 32-bit callers.
+TOOLS := series
+TOOLS_x86_64 := i386 7.3-i386
 BUSYBOX_x86_64 := /bin/busybox
 BUSYBOX_arm64 := $(B)/busybox-arm64
 # The workbench's test modules (modules/<name>/), built out of tree against
@@ -179,13 +183,16 @@ define arch_rules
 $(B)/%/out-$(1)/$(IMAGE_$(1)): $(STATE)/%.rev $(FRAGMENTS_$(1)) scripts/kbuild.sh scripts/kconfig.sh
 	@$(STAGE) "$$* $(1) kernel" scripts/kbuild.sh $(1) $(B)/$$*/linux $(B)/$$*/out-$(1) $(FRAGMENTS_$(1))
 
-$(B)/%/tools-$(1)/dma_map_benchmark: $(B)/%/out-$(1)/$(IMAGE_$(1)) $(OLD_TOOL)/stamp scripts/tools.sh
-	@$(STAGE) "$$* $(1) tools/dma" scripts/tools.sh $(1) $(B)/$$*/linux $(OLD_TOOL) $(B)/$$*/tools-$(1)
+$(B)/%/tools-$(1)/dma_map_benchmark: $(B)/%/out-$(1)/$(IMAGE_$(1)) $(OLD_TOOL)/stamp \
+		$(STATE)/patched.rev scripts/tools.sh
+	@$(STAGE) "$$* $(1) tools/dma" scripts/tools.sh $(1) $(B)/$$*/linux $(OLD_TOOL) \
+		$(TREE) $(B)/$$*/tools-$(1)
 
 $(B)/%/initramfs-$(1).cpio.gz: $(B)/%/tools-$(1)/dma_map_benchmark $(call modules,%,$(1)) \
 		$(BUSYBOX_$(1)) $(GUEST) scripts/initramfs.sh
 	@$(STAGE) "$$* $(1) initramfs" scripts/initramfs.sh $(BUSYBOX_$(1)) guest $$@ \
-		$(call ktap_helpers,$$*) $$< $$<-7.3 $$<-6.12 $(TOOLS_$(1):%=$$<-%) $(call modules,$$*,$(1))
+		$(call ktap_helpers,$$*) $$< $$<-7.3 $$<-6.12 $(TOOLS:%=$$<-%) $(TOOLS_$(1):%=$$<-%) \
+		$(call modules,$$*,$(1))
 endef
 $(foreach arch,$(ARCHS),$(eval $(call arch_rules,$(arch))))
 
@@ -312,8 +319,9 @@ check-iommupt: $(STATE)/patched.rev
 	@scripts/guest-results.py $(TREE) $(B)/check/iommupt.log iommupt $(CHECK)
 
 # The console parser on saved consoles (tests/consoles/): a good check boot,
-# a debug boot, a failing suite, and consoles cut short as a hung or killed
-# guest leaves them; each must give exactly its expected results.
+# a debug boot, a failing suite, consoles cut short as a hung or killed
+# guest leaves them, and a warning a test expects beside one it does not;
+# each must give exactly its expected results.
 check-parsers: $(STATE)/patched.rev
 	@scripts/test-parsers.sh $(TREE) $(CHECK)
 

@@ -17,7 +17,7 @@ for commit in $(git -C "$tree" rev-list --reverse pristine..HEAD); do
 		if "$(dirname "$0")/kbuild.sh" "$arch" "$work/linux" "$work/out-$arch" \
 			"$configs/common.config" "$configs/$arch.config" >"$work/$arch.log" 2>&1 &&
 			"$(dirname "$0")/tools.sh" "$arch" "$work/linux" "$old_tool" \
-				"$work/tools-$arch" >>"$work/$arch.log" 2>&1; then
+				"$work/linux" "$work/tools-$arch" >>"$work/$arch.log" 2>&1; then
 			record "$results" PASS "builds on $arch: $subject"
 		else
 			tail -n 20 "$work/$arch.log"

@@ -6,7 +6,8 @@
 # then undo the break. The tree must be clean, and the kernel in <out> is
 # built from the clean tree again at the end. A suite of the workbench's test
 # modules names the guest job that loads them ("job": "modules") and what
-# its boot adds to the command line ("append"); a suite that runs on UML
+# its boot adds to the command line ("append"); the guest's tool tests are
+# suite "tool" of job "tool", whose cases are guest/steps/tool.sh's tests; a suite that runs on UML
 # names the directory whose .kunitconfig builds it ("kunitconfig"); "mode"
 # names the IOMMU mode the suite boots in (archs/<arch>.sh; lazy unless set).
 # Usage: breaks.sh <arch> <tree> <out> <image> <initramfs> <breaks.json> <results> <fragment>...
@@ -32,8 +33,12 @@ mkdir -p "$logs"
 [ -z "$(git -C "$tree" status --porcelain --untracked-files=no)" ] ||
 	die "$tree has uncommitted changes: commit them first"
 
-undo() { git -C "$tree" checkout -q -- .; }
+# A break in the tree is marked, so that if this run is killed before it
+# undoes it, the next 'make' refuses to build from it (scripts/tree.sh).
+marker=$(git -C "$tree" rev-parse --absolute-git-dir)/wb-break
+undo() { git -C "$tree" checkout -q -- . && rm -f "$marker"; }
 trap undo EXIT
+trap 'exit 130' INT TERM HUP
 
 # Build the kernel with the break applied and run the suite, console to <log>.
 run_suite() { # <log> <fragment>...
@@ -59,6 +64,7 @@ fails_case() { # <case> <log> <fragment>...
 
 rc=0
 for name in $(python3 "$here/break.py" --list "$json"); do
+	echo "$name of $json" >"$marker"
 	case=$(python3 "$here/break.py" "$tree" "$json" "$name")
 	if fails_case "$case" "$logs/$name.log" "$@"; then
 		record "$results" PASS "break $name fails $suite.$case"

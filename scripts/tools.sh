@@ -1,16 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Build, statically for <arch>, the dma_map_benchmark tools a guest runs:
-# the tree's own (tools/dma, with its Makefile; on x86_64 also for i386, a
-# 32-bit caller), and unmodified, the pristine tree's (Linux 7.3's) and Linux 6.12's,
-# each with the uapi header of its own kernel: the guest checks that their
-# callers still work.
-# Usage: tools.sh <arch> <tree> <Linux 6.12 tool dir> <output dir>
+# the tree's own (tools/dma, with its Makefile), and unmodified, the
+# pristine tree's (Linux 7.3's) and Linux 6.12's, each with the uapi header
+# of its own kernel: the guest checks that their callers still work. Also
+# the series tree's, for Linux 7.3 as it is (dma_map_benchmark-series), and
+# on x86_64 the tree's and Linux 7.3's for i386, 32-bit callers.
+# Usage: tools.sh <arch> <tree> <Linux 6.12 tool dir> <series tree> <output dir>
 set -eu
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-arch=$1 tree=$(realpath "$2") old=$(realpath "$3") out=$4
+arch=$1 tree=$(realpath "$2") old=$(realpath "$3") series=$(realpath "$4") out=$5
 cross=$(cross_prefix "$arch")
 mkdir -p "$out"
 out=$(realpath "$out")
@@ -32,14 +33,18 @@ git -C "$tree" show pristine:include/uapi/linux/map_benchmark.h >"$out/map_bench
 build_unmodified dma_map_benchmark-7.3 "$out/dma_map_benchmark-7.3.c" "$out/map_benchmark-7.3.h"
 build_unmodified dma_map_benchmark-6.12 "$old/tools/testing/selftests/dma/dma_map_benchmark.c" \
 	"$old/include/linux/map_benchmark.h"
+build_unmodified dma_map_benchmark-series "$series/tools/dma/dma_map_benchmark.c" \
+	"$series/include/uapi/linux/map_benchmark.h"
 
 extra=""
 if [ "$arch" = x86_64 ]; then
 	build_unmodified dma_map_benchmark-i386 "$tree/tools/dma/dma_map_benchmark.c" \
 		"$tree/include/uapi/linux/map_benchmark.h" i686-linux-gnu-gcc
-	extra=", dma_map_benchmark-i386"
+	build_unmodified dma_map_benchmark-7.3-i386 "$out/dma_map_benchmark-7.3.c" \
+		"$out/map_benchmark-7.3.h" i686-linux-gnu-gcc
+	extra=", dma_map_benchmark-i386, dma_map_benchmark-7.3-i386"
 fi
 
 # make leaves an up-to-date program alone; the caller's stamp is its time.
 touch "$out"/dma_map_benchmark*
-say "  tools ($arch): dma_map_benchmark, dma_map_benchmark-7.3, dma_map_benchmark-6.12$extra"
+say "  tools ($arch): dma_map_benchmark, dma_map_benchmark-7.3, dma_map_benchmark-6.12, dma_map_benchmark-series$extra"

@@ -54,6 +54,11 @@ apply_series() {
 	say "tree: $(git -C "$tree" rev-list --count pristine..HEAD) patches applied to pristine"
 }
 
+marker=$(git -C "$tree" rev-parse --absolute-git-dir)/wb-break
+[ ! -f "$marker" ] || die "break $(cat "$marker") is still applied to $tree (a 'make check-breaks' was killed):" \
+	"'git -C $tree checkout -- . && rm $marker' undoes it"
+is_clean || warn "$tree has uncommitted changes: building them; commit and 'make export' saves them"
+
 if [ -z "$(rev refs/wb/applied)" ]; then
 	apply_series
 elif [ "$(series_hash "$patches")" != "$(cat "$state/series.hash" 2>/dev/null)" ]; then

@@ -2,12 +2,13 @@
 # shellcheck shell=dash
 # SPDX-License-Identifier: GPL-2.0
 # The tool step: the dma_map_benchmark tools against the bound device, one
-# test each: every map mode, resource mode on the device's BAR, a BAR it
-# lacks and a range beyond it, a ring of mappings, the text output, a
+# test each: every map mode, resource mode on the device's BAR (and that it
+# maps that BAR's start), a BAR it lacks and a range beyond it, a ring of mappings, the text output, a
 # concurrent run, 1024 threads, and the unmodified tools of Linux 7.3 and
-# 6.12 (the old ABI); then what the series fixes: a 32-bit caller (x86_64)
-# and an unbind during a run. A kernel without the series' tool runs only
-# the old tools' tests and the fixes' (expected to fail there).
+# 6.12 (the old ABI); then what the series fixes: Linux 7.3's tool as a
+# 32-bit caller (x86_64) and an unbind during a run. A kernel without the
+# series runs the series' tool as a user of an older kernel would, the old
+# tools' tests and the fixes' (expected to fail there).
 set -eu
 # shellcheck source=guest/lib.sh
 . /wb/lib.sh
@@ -79,10 +80,50 @@ expect_fixed() { # <name> <check function>
 	fi
 }
 
-# A 32-bit caller's run (compat_ioctl); Linux 7.3 answers ENOTTY.
+# Linux 7.3's own tool built for i386, a 32-bit caller that exists today
+# (compat_ioctl); Linux 7.3 answers it ENOTTY.
 compat_run() {
-	run_limited dma_map_benchmark-i386 -s 1 -t 1 -g 1 &&
+	run_limited dma_map_benchmark-7.3-i386 -s 1 -t 1 -g 1 &&
 		grep -q "average map latency" /tmp/run.out
+}
+
+# The series' tool on a kernel without the series: 7.3's text, and no more.
+old_kernel_text() {
+	local rc=0
+	run_limited dma_map_benchmark-series -s 1 -t 1 -g 1 || rc=$?
+	if [ "$rc" = 0 ] && grep -q "average map latency" /tmp/run.out &&
+		! grep -q "map latency(ns)" /tmp/run.out; then
+		ktap_test_pass "the series' tool on Linux 7.3 prints 7.3's results"
+	else
+		ktap_test_fail "the series' tool on Linux 7.3 prints 7.3's results # exit=$rc"
+	fi
+}
+
+# Resource mode maps the BAR it was given: the first dma_map_phys event of
+# the device during a run names BAR <bar>'s start.
+resource_maps_bar() { # <bar>
+	local tracing=/sys/kernel/tracing event start got on
+	event=$tracing/events/dma/dma_map_phys
+	mount -t tracefs tracefs "$tracing" 2>/dev/null || true
+	if [ ! -w "$event/enable" ]; then
+		ktap_test_skip "mode resource maps the BAR's start: no dma_map_phys event"
+		return 0
+	fi
+	read -r on <"$tracing/tracing_on"
+	: >"$tracing/trace"
+	echo 1 >"$tracing/tracing_on"
+	echo 1 >"$event/enable"
+	run_limited dma_map_benchmark -m resource -B "$1" -s 1 -g 1 || true
+	echo 0 >"$event/enable"
+	echo "$on" >"$tracing/tracing_on"
+	start=$(sed -n "$(($1 + 1))p" "$dev/resource" | cut -d' ' -f1)
+	got=$(grep -m1 " ${dev##*/} " "$tracing/trace" | sed -n 's/.*phys_addr=\([0-9a-f]*\).*/\1/p')
+	ktap_print_msg "BAR $1 starts at $start; the run mapped ${got:+0x}${got:-nothing}"
+	if [ -n "$got" ] && [ $((0x$got)) = $((start)) ]; then
+		ktap_test_pass "mode resource maps the BAR's start"
+	else
+		ktap_test_fail "mode resource maps the BAR's start"
+	fi
 }
 
 # Unbinding the device ends a run in progress, which fails with ENODEV;
@@ -105,11 +146,18 @@ unbind_run() {
 
 dev=$(bind_benchmark_device) || exit 1
 ktap_print_msg "wb: domain=$(domain_type "$dev") device=${dev##*/}"
-# Three tests of the old tools and one of an unbind on every kernel; ten
-# of the series' tool; a 32-bit caller on x86_64.
+# Three tests of the old tools and one of an unbind on every kernel; eleven
+# of the series' tool, or on Linux 7.3 four of what it does there; 32-bit
+# callers on x86_64: Linux 7.3's tool, and the series' with the series.
 plan=4 v2="" i386=""
-tool_is_v2 && v2=1 plan=14
+tool_is_v2 && v2=1
 [ ! -x /bin/dma_map_benchmark-i386 ] || i386=1 plan=$((plan + 1))
+if [ -n "$v2" ]; then
+	plan=$((plan + 11))
+	[ -z "$i386" ] || plan=$((plan + 1))
+else
+	plan=$((plan + 4))
+fi
 ktap_set_plan "$plan"
 
 if [ -n "$v2" ]; then
@@ -117,6 +165,7 @@ if [ -n "$v2" ]; then
 		expect_run "mode $mode" dma_map_benchmark -j -m "$mode" -s 1 -t 1 -g 4
 	done
 	expect_run "mode resource: the device's BAR0" dma_map_benchmark -j -m resource -B 0 -s 1 -g 1
+	resource_maps_bar 0
 	expect_refused "mode resource: a BAR the device lacks" "Invalid argument" \
 		dma_map_benchmark -m resource -B 1 -s 1 -g 1
 	expect_refused "mode resource: a range beyond the BAR" "Invalid argument" \
@@ -125,8 +174,18 @@ if [ -n "$v2" ]; then
 	expect_run "text output" dma_map_benchmark -s 1 -t 1 -g 1
 	expect_busy
 	expect_run_timed "1024 threads stop when the run ends" dma_map_benchmark -j -s 1 -t 1024 -g 1
+	[ -z "$i386" ] || expect_run "the series' tool for i386, its new results" \
+		dma_map_benchmark-i386 -j -D 4 -s 1 -t 1 -g 1
+else
+	old_kernel_text
+	expect_refused "the series' tool on Linux 7.3: -j has no percentiles" \
+		"reports no percentiles" dma_map_benchmark-series -j -s 1 -t 1 -g 1
+	expect_refused "the series' tool on Linux 7.3: -D is refused after the run" \
+		"ignores -D" dma_map_benchmark-series -D 4 -s 1 -t 1 -g 1
+	expect_refused "the series' tool on Linux 7.3: no resource mode" "Invalid argument" \
+		dma_map_benchmark-series -m resource -B 0 -s 1 -g 1
 fi
-[ -z "$i386" ] || expect_fixed "a 32-bit caller (compat ioctl)" compat_run
+[ -z "$i386" ] || expect_fixed "Linux 7.3's tool for i386 (compat ioctl)" compat_run
 expect_run "Linux 7.3's tool, single mode" dma_map_benchmark-7.3 -s 1 -t 1 -g 1
 expect_run "Linux 7.3's tool, sg mode" dma_map_benchmark-7.3 -m 1 -s 1 -t 1 -g 4
 expect_run "Linux 6.12's tool" dma_map_benchmark-6.12 -s 1 -t 1 -g 1
