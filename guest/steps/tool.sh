@@ -46,6 +46,22 @@ expect_refused() { # <name> <message> <program> [args...]
 	fi
 }
 
+# The text output: 7.3's three lines first, unchanged, then the new ones.
+expect_text() {
+	local rc=0
+	run_limited dma_map_benchmark -s 1 -t 1 -g 1 || rc=$?
+	if [ "$rc" = 0 ] && sed -n 1p /tmp/run.out | grep -q "^dma mapping benchmark(SINGLE_MODE): threads:1" &&
+		sed -n 2p /tmp/run.out | grep -q "^average map latency(us):[0-9.]* standard deviation:" &&
+		sed -n 3p /tmp/run.out | grep -q "^average unmap latency(us):[0-9.]* standard deviation:" &&
+		grep -q "^map latency(ns): mean:" /tmp/run.out &&
+		grep -q "^each sample includes one clock read" /tmp/run.out &&
+		grep -q "^ops:[0-9]* in " /tmp/run.out; then
+		ktap_test_pass "text output"
+	else
+		ktap_test_fail "text output # exit=$rc"
+	fi
+}
+
 # A second run while one is running is refused with EBUSY; the first ends well.
 expect_busy() {
 	local pid rc=0
@@ -171,7 +187,7 @@ if [ -n "$v2" ]; then
 	expect_refused "mode resource: a range beyond the BAR" "Invalid argument" \
 		dma_map_benchmark -m resource -B 0 -s 1 -g 1024
 	expect_run "depth 64, 16 pages, 2 threads" dma_map_benchmark -j -D 64 -s 1 -t 2 -g 16
-	expect_run "text output" dma_map_benchmark -s 1 -t 1 -g 1
+	expect_text
 	expect_busy
 	expect_run_timed "1024 threads stop when the run ends" dma_map_benchmark -j -s 1 -t 1024 -g 1
 	[ -z "$i386" ] || expect_run "the series' tool for i386, its new results" \
