@@ -14,11 +14,16 @@ set -eu
 . /wb/lib.sh
 
 # The program must succeed and, with -j, report at least one operation.
-expect_run() { # <name> <program> [args...]
-	local name=$1 rc=0
+expect_run() { # <name> [--reports <text>] <program> [args...]
+	local name=$1 text="" rc=0
 	shift
+	if [ "$1" = --reports ]; then
+		text=$2
+		shift 2
+	fi
 	run_limited "$@" || rc=$?
-	if [ "$rc" = 0 ] && ! grep -q '"ops":0,' /tmp/run.out; then
+	if [ "$rc" = 0 ] && ! grep -q '"ops":0,' /tmp/run.out &&
+		grep -qF -- "$text" /tmp/run.out; then
 		ktap_test_pass "$name"
 	else
 		ktap_test_fail "$name # exit=$rc"
@@ -188,7 +193,8 @@ if [ -n "$v2" ]; then
 		dma_map_benchmark -m resource -B 1 -s 1 -g 1
 	expect_refused "mode resource: a range beyond the BAR" "Invalid argument" \
 		dma_map_benchmark -m resource -B 0 -s 1 -g 1024
-	expect_run "depth 64, 16 pages, 2 threads" dma_map_benchmark -j -D 64 -s 1 -t 2 -g 16
+	expect_run "depth 64, 16 pages, 2 threads" --reports '"depth":64,' \
+		dma_map_benchmark -j -D 64 -s 1 -t 2 -g 16
 	expect_text
 	expect_busy
 	expect_run_timed "1024 threads stop when the run ends" dma_map_benchmark -j -s 1 -t 1024 -g 1
