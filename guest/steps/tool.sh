@@ -169,14 +169,14 @@ unbind_run() {
 
 dev=$(bind_benchmark_device) || exit 1
 ktap_print_msg "wb: domain=$(domain_type "$dev") device=${dev##*/}"
-# Three tests of the old tools and one of an unbind on every kernel; eleven
+# Three tests of the old tools and one of an unbind on every kernel; 13
 # of the series' tool, or on Linux 7.3 four of what it does there; 32-bit
 # callers on x86_64: Linux 7.3's tool, and the series' with the series.
 plan=4 v2="" i386=""
 tool_is_v2 && v2=1
 [ ! -x /bin/dma_map_benchmark-i386 ] || i386=1 plan=$((plan + 1))
 if [ -n "$v2" ]; then
-	plan=$((plan + 11))
+	plan=$((plan + 13))
 	[ -z "$i386" ] || plan=$((plan + 1))
 else
 	plan=$((plan + 4))
@@ -184,11 +184,14 @@ fi
 ktap_set_plan "$plan"
 
 if [ -n "$v2" ]; then
-	# The JSON names the mode the kernel ran: -m takes names.
+	# The JSON names the mode the kernel ran: -m takes names, in any case.
 	expect_run "mode single" --reports '"mode":"SINGLE_MODE"' \
 		dma_map_benchmark -j -m single -s 1 -t 1 -g 4
 	expect_run "mode sg" --reports '"mode":"SG_MODE"' \
-		dma_map_benchmark -j -m sg -s 1 -t 1 -g 4
+		dma_map_benchmark -j -m SG -s 1 -t 1 -g 4
+	expect_refused "an unknown mode is refused" "invalid map mode" \
+		dma_map_benchmark -m foo -s 1
+	expect_refused "a bad option prints the usage" "usage:" dma_map_benchmark -z
 	expect_run "mode resource: the device's BAR0" dma_map_benchmark -j -m resource -B 0 -s 1 -g 1
 	resource_maps_bar 0
 	expect_refused "mode resource: a BAR the device lacks" "Invalid argument" \
