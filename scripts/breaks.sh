@@ -4,12 +4,13 @@
 # for every break in <breaks.json>, apply it to the tree, build the kernel,
 # boot it running only that suite and record PASS if the named case failed;
 # then undo the break. The tree must be clean, and the kernel in <out> is
-# built from the clean tree again at the end (not for a suite on UML). A suite of the workbench's test
-# modules names the guest job that loads them ("job": "modules") and what
-# its boot adds to the command line ("append"); the guest's tool tests are
-# suite "tool" of job "tool", whose cases are guest/steps/tool.sh's tests; a suite that runs on UML
-# names the directory whose .kunitconfig builds it ("kunitconfig"); "mode"
-# names the IOMMU mode the suite boots in (archs/<arch>.sh; lazy unless set).
+# built from the clean tree again at the end (not for a suite on UML).
+# A suite of the workbench's test modules names the guest job that loads
+# them ("job": "modules") and what its boot adds to the command line
+# ("append"); the guest's tool tests are suite "tool" of job "tool", whose
+# cases are guest/steps/tool.sh's tests; a suite that runs on UML names the
+# directory whose .kunitconfig builds it ("kunitconfig"); "mode" names the
+# IOMMU mode the suite boots in (archs/<arch>.sh; lazy unless set).
 # Usage: breaks.sh <arch> <tree> <out> <image> <initramfs> <breaks.json> <results> <fragment>...
 #   image: the kernel image's path below <out>
 set -eu

@@ -13,7 +13,8 @@ set -eu
 # shellcheck source=guest/lib.sh
 . /wb/lib.sh
 
-# The program must succeed and, with -j, report at least one operation.
+# The program must succeed and, with -j, report at least one operation;
+# with --reports, its output must also hold <text>.
 expect_run() { # <name> [--reports <text>] <program> [args...]
 	local name=$1 text="" rc=0
 	shift
