@@ -22,6 +22,8 @@
 #                      make check only checks that each still applies
 #   make insns         the instructions of one map and one unmap, function by
 #                      function, baseline beside patched (gdb single-steps)
+#   make per-patch REVS="<rev>..."   the benchmark of the kernel at each
+#                      revision, side by side: what each patch changes
 #   make reset-tree    take patches/ again, dropping unexported tree commits
 #   make clean-results measure again on the next make
 #   make clean         remove build/ (ccache stays)
@@ -118,7 +120,7 @@ RANDREAD := $(B)/randread/randread
 # The kselftest KTAP helpers the guest's steps print their results with
 ktap_helpers = $(B)/$(1)/linux/tools/testing/selftests/kselftest/ktap_helpers.sh
 
-.PHONY: all report workloads check check-tests check-series check-posting check-shell check-pristine tree export posting \
+.PHONY: all per-patch report workloads check check-tests check-series check-posting check-shell check-pristine tree export posting \
 	check-breaks-apply \
 	apply check-bisect check-breaks check-iommupt check-parsers check-debug check-debug-tests check-deps reset-tree \
 	insns clean-results clean FORCE
@@ -437,6 +439,21 @@ insns: $(foreach k,$(INSNS_KERNELS),$(call kernel,$(k),x86_64) $(call initramfs,
 			$(k):$(INSNS)/$(k)-$$mode.json:$(B)/$(k)/out-x86_64/vmlinux) \
 			>$(INSNS)/$$mode.txt && cat $(INSNS)/$$mode.txt || exit 1; \
 	done
+
+## 8. What each patch changes
+
+# The kernel at each revision of REVS (of the tree, oldest first: say
+# "part/2-iova part/3-fastpath~1 part/3-fastpath"), all benchmarked in one
+# run with the patched initramfs and printed side by side, each p50 against
+# the revision before (build/per-patch/per-patch.txt). One thread, on the
+# -icount clock when ICOUNT is set; MODES, MAPS, GRANULES, DEPTHS, SECONDS
+# as for make.
+REVS ?=
+per-patch: $(STATE)/patched.rev $(call initramfs,patched,x86_64)
+	@test -n "$(REVS)" || { echo 'make per-patch: say REVS="<rev> <rev>..."'; exit 2; }
+	@WB_ICOUNT=$(ICOUNT) scripts/per-patch.sh $(TREE) $(B)/per-patch \
+		$(call initramfs,patched,x86_64) $(MODES) "wb.maps=$(MAPS) wb.granules=$(GRANULES) \
+		wb.depths=$(DEPTHS) wb.seconds=$(SECONDS)" $(REVS) -- $(FRAGMENTS_x86_64)
 
 clean:
 	rm -rf $(B)

@@ -30,8 +30,7 @@
  * that started after its unmap finished, with threads on every CPU; and
  * under a VT-d unit in caching mode (module parameter caching_mode) unmaps
  * must be invalidated neither at once nor within 100 ms, but together
- * within the single queue's second. An IOVA unmapped twice (a driver bug)
- * must not then be given to two mappings.
+ * within the single queue's second.
  *
  * Suite wb_dma_unmap_cpu: dma_unmap_single() must still copy a bounce
  * buffer back for an untrusted device and sync the CPU caches for a
@@ -887,60 +886,6 @@ static void caching_mode_batches_unmap_invalidations(struct kunit *test)
 }
 #endif
 
-/*
- * A driver that unmaps an IOVA twice has a bug, and the second unmap finds
- * nothing mapped. If it frees the IOVA again, the IOVA is twice in this
- * CPU's cache, and two later mappings share it: one device writes into the
- * other's buffer. In a strict domain the frees go to the cache at once, so
- * the two maps that follow on the same CPU show it. The second unmap warns:
- * the console markers (at the warning's level, which consoles print) tell
- * scripts/guest-results.py that warning is expected. DMA API debugging reports the double unmap too, and then no
- * further error by default, which would hide later ones: skip it there.
- */
-static void double_unmap_frees_iova_once(struct kunit *test)
-{
-	struct iommu_domain *domain;
-	dma_addr_t iova, first, second;
-	u8 *buf;
-
-	if (pristine)
-		kunit_skip(test, "Linux 7.3 as it is frees the IOVA of a double unmap twice");
-	if (IS_ENABLED(CONFIG_DMA_API_DEBUG))
-		kunit_skip(test, "DMA API debugging would report nothing after the double unmap");
-	need_dma_domain(test);
-	domain = iommu_get_domain_for_dev(&edu->dev);
-	if (domain->type != IOMMU_DOMAIN_DMA)
-		kunit_skip(test, "edu's domain is not strict: its unmaps free IOVAs later");
-	buf = kunit_kmalloc(test, 3 * PAGE_SIZE, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, buf);
-
-	preempt_disable();
-	iova = dma_map_single(&edu->dev, buf, PAGE_SIZE, DMA_TO_DEVICE);
-	if (!dma_mapping_error(&edu->dev, iova)) {
-		dma_unmap_single(&edu->dev, iova, PAGE_SIZE, DMA_TO_DEVICE);
-		pr_warn("wb: kernel reports expected: %s unmaps %pad twice\n",
-			dev_name(&edu->dev), &iova);
-		dma_unmap_single(&edu->dev, iova, PAGE_SIZE, DMA_TO_DEVICE);
-		pr_warn("wb: kernel reports expected no more\n");
-	}
-	first = dma_map_single(&edu->dev, buf + PAGE_SIZE, PAGE_SIZE, DMA_TO_DEVICE);
-	second = dma_map_single(&edu->dev, buf + 2 * PAGE_SIZE, PAGE_SIZE, DMA_TO_DEVICE);
-	preempt_enable();
-
-	if (!dma_mapping_error(&edu->dev, first))
-		dma_unmap_single(&edu->dev, first, PAGE_SIZE, DMA_TO_DEVICE);
-	if (!dma_mapping_error(&edu->dev, second) && second != first)
-		dma_unmap_single(&edu->dev, second, PAGE_SIZE, DMA_TO_DEVICE);
-	KUNIT_ASSERT_FALSE(test, dma_mapping_error(&edu->dev, iova));
-	KUNIT_ASSERT_FALSE(test, dma_mapping_error(&edu->dev, first));
-	kunit_info(test, "after a double unmap of %pad, two maps got %pad and %pad\n",
-		   &iova, &first, &second);
-	/* Given the first's IOVA, the second map finds it mapped and fails */
-	KUNIT_EXPECT_FALSE_MSG(test, dma_mapping_error(&edu->dev, second),
-			       "the second map failed: it was given the first's IOVA");
-	KUNIT_EXPECT_NE_MSG(test, first, second, "two live mappings share an IOVA");
-}
-
 static struct kunit_case wb_dma_unmap_cases[] = {
 	KUNIT_CASE_SLOW(unmapped_iova_faults),
 	KUNIT_CASE(queued_iovas_do_not_exhaust_space),
@@ -948,7 +893,6 @@ static struct kunit_case wb_dma_unmap_cases[] = {
 	KUNIT_CASE(live_full_space_fails_without_drain),
 	KUNIT_CASE_SLOW(no_iova_reused_before_its_flush),
 	KUNIT_CASE_SLOW(caching_mode_batches_unmap_invalidations),
-	KUNIT_CASE(double_unmap_frees_iova_once),
 	{}
 };
 
