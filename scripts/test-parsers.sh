@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Test the two console parsers on saved consoles, one result per case.
+# Test the console parsers on saved consoles, one result per case.
 # guest-results.py: each tests/consoles/<name>.log, parsed with the
 # arguments in <name>.args (its label, and --no-kunit for a console whose
 # built-in suites are not read), must record exactly <name>.expected.
@@ -9,6 +9,8 @@
 # workloads/patched/, those of the workloads; the report must write
 # expected.csv (and expected-workloads.csv) and exit with expected-status
 # (failed, lost, cut-off or missing runs and workloads make it fail).
+# per_patch.py: the same consoles as two kernels of a series must give
+# expected-per-patch.txt, its table and exit status.
 # Usage: test-parsers.sh <tree> <results>
 set -eu
 # shellcheck source=scripts/lib.sh
@@ -58,5 +60,20 @@ for case in "$here"/../tests/bench/*/; do
 		rc=1
 	fi
 	rm -f "$out"/*
+done
+
+# per_patch.py on the same consoles, as two kernels of a series: its table
+# and exit status must be expected-per-patch.txt.
+for case in "$here"/../tests/bench/*/; do
+	name=$(basename "$case")
+	{
+		"$here/per_patch.py" "$case" baseline patched && echo "exit: 0" || echo "exit: $?"
+	} >"$out.log" 2>&1
+	if diff -u "$case/expected-per-patch.txt" "$out.log"; then
+		record "$results" PASS "per_patch.py on tests/bench/$name"
+	else
+		record "$results" FAIL "per_patch.py on tests/bench/$name" "its table or exit status differs"
+		rc=1
+	fi
 done
 exit $rc
