@@ -320,10 +320,11 @@ check-iommupt: $(STATE)/patched.rev
 		drivers/iommu/generic_pt $(B)/check/iommupt.log
 	@scripts/guest-results.py $(TREE) $(B)/check/iommupt.log iommupt $(CHECK)
 
-# The console parser on saved consoles (tests/consoles/): a good check boot,
-# a debug boot, a failing suite, consoles cut short as a hung or killed
-# guest leaves them, and a warning a test expects beside one it does not;
-# each must give exactly its expected results.
+# The parsers on saved consoles: guest-results.py on tests/consoles/ (a good
+# check boot, a debug boot, a failing suite, consoles cut short as a hung or
+# killed guest leaves them, and a warning a test expects beside one it does
+# not), report.py and per_patch.py on tests/bench/; each must give exactly
+# its expected results.
 check-parsers: $(STATE)/patched.rev
 	@scripts/test-parsers.sh $(TREE) $(CHECK)
 
