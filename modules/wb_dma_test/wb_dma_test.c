@@ -473,12 +473,12 @@ static void unmapped_iova_faults(struct kunit *test)
 
 static bool pristine;
 module_param(pristine, bool, 0444);
-MODULE_PARM_DESC(pristine, "the kernel is Linux 7.3 without the series: skip the cases of what patch 22 adds");
+MODULE_PARM_DESC(pristine, "the kernel is Linux 7.3 without the series: skip the cases of what the series adds");
 
 static void need_queue_drains(struct kunit *test)
 {
 	if (pristine)
-		kunit_skip(test, "Linux 7.3 as it is never drains the flush queues for an allocation (patch 22)");
+		kunit_skip(test, "Linux 7.3 as it is never drains the flush queues for an allocation (3-vtd-cm)");
 }
 
 /* Map and unmap @size for edu @rounds times; the first round that failed */
@@ -532,10 +532,12 @@ static void queued_iovas_do_not_exhaust_space(struct kunit *test)
 /*
  * A device whose mask reaches past 4 GiB gets IOVAs below 4 GiB first, and
  * switches to the whole space for good once those run out. IOVAs a queue
- * holds must not make it switch: only a single queue (32768 entries) can
- * hold all 1023 IOVAs of 4 MiB below 4 GiB, so the case needs one. edu's
- * mask is widened for the maps only; nothing is transferred. (4 MiB, so
- * that 2048 maps of two 2 MiB leaves each fill the space twice over.)
+ * holds must not make it switch: a single queue (32768 entries) could hold
+ * all 1023 IOVAs of 4 MiB below 4 GiB, and must drain before it holds more
+ * than the IOVA caches take, a quarter of that space, so the case needs
+ * one. edu's mask is widened for the maps only; nothing is transferred.
+ * (4 MiB, so that 2048 maps of two 2 MiB leaves each fill the space twice
+ * over.)
  */
 #define LOW_MAP_SIZE		SZ_4M
 
@@ -681,7 +683,7 @@ static void live_full_space_fails_without_drain(struct kunit *test)
  * No IOVA may come back from the allocator before an IOTLB flush that
  * started after its unmap has completed, however the queues drain: by
  * filling up, by their timer, or for an allocation that found the space
- * full (patch 22). Threads on every CPU map and unmap 1 MiB for edu, so
+ * full (3-vtd-cm). Threads on every CPU map and unmap 1 MiB for edu, so
  * that all three happen, and check every IOVA they get against a kretprobe
  * on VT-d's domain-wide flushes of edu's domain: each flush takes a ticket
  * when it starts, and the highest ticket of a finished one is kept. An
