@@ -122,7 +122,7 @@ ktap_helpers = $(B)/$(1)/linux/tools/testing/selftests/kselftest/ktap_helpers.sh
 
 .PHONY: all per-patch report workloads check check-tests check-series check-posting check-shell check-pristine tree export posting \
 	check-breaks-apply \
-	apply check-bisect check-breaks check-iommupt check-parsers check-debug check-debug-tests check-deps reset-tree \
+	apply check-bisect check-breaks check-iommupt check-iova-uml check-parsers check-debug check-debug-tests check-deps reset-tree \
 	insns clean-results clean FORCE
 
 all: report
@@ -286,7 +286,7 @@ check: $(STATE)/deps
 		scripts/summary.sh $(CHECK) $$rc
 
 check-tests: check-series check-posting check-shell check-parsers check-deps check-breaks-apply \
-	$(addprefix check-,$(ARCHS)) check-pristine check-iommupt check-debug-tests
+	$(addprefix check-,$(ARCHS)) check-pristine check-iommupt check-iova-uml check-debug-tests
 
 # Every boot of $(BOOTS) for one kernel and architecture, with what each
 # console shows recorded.
@@ -320,6 +320,14 @@ check-iommupt: $(STATE)/patched.rev
 		drivers/iommu/generic_pt $(B)/check/iommupt.log
 	@scripts/guest-results.py $(TREE) $(B)/check/iommupt.log iommupt $(CHECK)
 
+# The series' IOVA cache suite as its users would run it, kunit.py on UML
+# (configs/iova.kunitconfig): the guests run it too, but a suite of a
+# library that needs no IOMMU must not need a guest.
+check-iova-uml: $(STATE)/patched.rev
+	@$(TEST) "KUnit of iova on UML" scripts/kunit-uml.sh $(TREE) $(B)/kunit-uml-iova \
+		configs/iova.kunitconfig $(B)/check/iova-uml.log
+	@scripts/guest-results.py $(TREE) $(B)/check/iova-uml.log iova-uml $(CHECK)
+
 # The parsers on saved consoles: guest-results.py on tests/consoles/ (a good
 # check boot, a debug boot, a failing suite, consoles cut short as a hung or
 # killed guest leaves them, and a warning a test expects beside one it does
@@ -346,9 +354,14 @@ check-pristine-%: $(STATE)/pristine.rev
 	@$(call boots,pristine,$*,$(call kernel,pristine,$*),$(call initramfs,pristine,$*),\
 		$(B)/pristine/linux)
 
+# Objects the series changes that no check kernel's config builds (VDUSE
+# needs the network stack): W=1 and sparse compile them alone.
+ALONE_x86_64 := drivers/vdpa/vdpa_user/iova_domain.o
+ALONE_arm64 :=
+
 check-%: $(STATE)/patched.rev $(STATE)/pristine.rev
 	@$(TEST) "build $* kernel" $(MAKE) --no-print-directory $(call initramfs,patched,$*)
-	@scripts/warnings.sh $* $(TREE) $(B)/patched/out-$* $(B)/pristine/linux \
+	@WB_ALONE="$(ALONE_$*)" scripts/warnings.sh $* $(TREE) $(B)/patched/out-$* $(B)/pristine/linux \
 		$(B)/pristine/out-$* $(CHECK) $(FRAGMENTS_$*)
 	@$(call boots,patched,$*,$(call kernel,patched,$*),$(call initramfs,patched,$*),$(TREE))
 

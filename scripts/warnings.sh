@@ -32,14 +32,25 @@ object_of() { # <tree> <file>
 }
 
 # The objects of the touched files that this configuration builds (the
-# patched kernel is built by now): a file it does not build would only show
-# what its missing options break, in both trees alike or not.
+# patched kernel is built by now), and those of $WB_ALONE, which kbuild
+# compiles alone (single targets) although the configuration leaves them
+# out: any other file would only show what its missing options break, in
+# both trees alike or not.
 built_objects() { # <tree>
 	for f in $files; do
 		[ -f "$1/$f" ] || continue
 		obj=$(object_of "$1" "$f")
-		if [ -f "$out/$obj" ]; then echo "$obj"; else echo "$f" >>"$out/warnings.unbuilt"; fi
+		if [ -f "$out/$obj" ] || is_alone "$obj"; then
+			echo "$obj"
+		else
+			echo "$f" >>"$out/warnings.unbuilt"
+		fi
 	done | sort -u | tr '\n' ' '
+}
+
+is_alone() { # <object>
+	case " ${WB_ALONE:-} " in *" $1 "*) return 0 ;; esac
+	return 1
 }
 
 diagnostics() { # <tree> <out>
@@ -58,7 +69,7 @@ LC_ALL=C comm -13 "$out/warnings.pristine" "$out/warnings.patched" >"$out/warnin
 count=$(echo "$files" | wc -l)
 unbuilt=$(sort -u "$out/warnings.unbuilt" 2>/dev/null | wc -l)
 if [ ! -s "$out/warnings.new" ]; then
-	record "$results" PASS "$name" "$((count - unbuilt)) files built in this config, no new warnings"
+	record "$results" PASS "$name" "$((count - unbuilt)) files built (${WB_ALONE:+$WB_ALONE alone, }the rest in this config), no new warnings"
 	[ "$unbuilt" = 0 ] || say "  not built for $arch: $(sort -u "$out/warnings.unbuilt" | tr '\n' ' ')"
 else
 	sed 's/^/    /' "$out/warnings.new"
