@@ -58,6 +58,10 @@ GRANULES ?= 1,16,64,256,1024
 THREADS ?= 1,2
 DEPTHS ?= 1,64
 SECONDS ?= 1
+# More kernel parameters for every guest, e.g. APPEND=iova.cache_max=4M to
+# measure the kernels before the RFC that makes it the default.
+APPEND ?=
+export WB_APPEND := $(APPEND)
 # The workloads: frames pktgen sends per run (64 and 1500 bytes); the NVMe
 # reads' queue depths (none by default: under -icount their IOPS count the
 # idle clock's jumps to the next timer, see docs/measurements.md) and
@@ -220,7 +224,7 @@ $(STATE)/accel: $(call kernel,patched,x86_64) $(call initramfs,patched,x86_64)
 
 $(STATE)/matrix: FORCE
 	@mkdir -p $(STATE)
-	@echo "$(MODES) $(MAPS) $(GRANULES) $(THREADS) $(DEPTHS) $(SECONDS) $(ICOUNT)" >$@.new
+	@echo "$(MODES) $(MAPS) $(GRANULES) $(THREADS) $(DEPTHS) $(SECONDS) $(ICOUNT) $(APPEND)" >$@.new
 	@if cmp -s $@.new $@; then rm $@.new; else mv $@.new $@; fi
 
 # Baseline and patched boot side by side, one mode after the other.

@@ -12,6 +12,7 @@
 # instructions (2^shift ns each), the same on any host and under any load.
 # WB_SMP sets the number of vCPUs (default 2).
 # WB_QEMU_ARGS adds QEMU options (scripts/insns.sh: its gdbstub).
+# WB_APPEND adds kernel parameters (make APPEND=...).
 set -eu
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -22,7 +23,7 @@ arch_facts "$arch"
 case $mode in *[!a-z0-9_]* | "") die "unknown $arch IOMMU mode '$mode'" ;; esac
 iommu=iommu_$mode mode_append=append_$mode
 [ -n "${!mode_append+set}" ] || die "unknown $arch IOMMU mode $mode"
-append="${!mode_append} $append_all $append"
+append="${!mode_append} $append_all $append ${WB_APPEND:-}"
 accel="-accel tcg $cpu"
 [ -z "${WB_ICOUNT:-}" ] || accel="-accel tcg -icount shift=$WB_ICOUNT,sleep=off $cpu"
 if [ "${WB_ACCEL:-tcg}" = kvm ]; then
