@@ -533,9 +533,8 @@ static void queued_iovas_do_not_exhaust_space(struct kunit *test)
  * A device whose mask reaches past 4 GiB gets IOVAs below 4 GiB first, and
  * switches to the whole space for good once those run out. IOVAs a queue
  * holds must not make it switch: a single queue (32768 entries) could hold
- * all 1023 IOVAs of 4 MiB below 4 GiB, and must drain before it holds more
- * than the IOVA caches take, a quarter of that space, so the case needs
- * one. edu's mask is widened for the maps only; nothing is transferred.
+ * all 1023 IOVAs of 4 MiB below 4 GiB, and must drain before it holds a
+ * sixteenth of that space, so the case needs several. edu's mask is widened for the maps only; nothing is transferred.
  * (4 MiB, so that 2048 maps of two 2 MiB leaves each fill the space twice
  * over.)
  */
@@ -581,13 +580,18 @@ MODULE_PARM_DESC(caching_mode, "edu sits behind a VT-d unit in caching mode (QEM
  * cache_tag_flush_all() calls too
  */
 static void *counted_domain;
-static atomic_t domain_flushes;
+static atomic_t domain_flushes, domain_wide_flushes;
 
 static int count_domain_flush(struct kprobe *kp, struct pt_regs *regs)
 {
 	/* struct dmar_domain starts with its struct iommu_domain */
-	if ((void *)regs_get_kernel_argument(regs, 0) == READ_ONCE(counted_domain))
-		atomic_inc(&domain_flushes);
+	if ((void *)regs_get_kernel_argument(regs, 0) != READ_ONCE(counted_domain))
+		return 0;
+	atomic_inc(&domain_flushes);
+	/* cache_tag_flush_all() flushes the range 0 to ULONG_MAX */
+	if (regs_get_kernel_argument(regs, 1) == 0 &&
+	    regs_get_kernel_argument(regs, 2) == ULONG_MAX)
+		atomic_inc(&domain_wide_flushes);
 	return 0;
 }
 
@@ -603,6 +607,7 @@ static int register_domain_flush_probe(void *domain)
 {
 	WRITE_ONCE(counted_domain, domain);
 	atomic_set(&domain_flushes, 0);
+	atomic_set(&domain_wide_flushes, 0);
 	/* A kprobe keeps the address it was once registered at: start afresh */
 	domain_flush_probe = (struct kprobe){
 		.symbol_name = "cache_tag_flush_range",
@@ -871,6 +876,63 @@ static void caching_mode_batches_unmap_invalidations(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, quiet, 0, "the unmaps were not batched for the single queue's window");
 	KUNIT_EXPECT_EQ_MSG(test, later, 1, "the unmaps were not invalidated together, once");
 }
+
+/*
+ * A single queue drains once it holds a sixteenth of a part of the IOVA
+ * space, whatever the size of its IOVAs, so that a drain hands the IOVA
+ * caches about what they take and the queue's first fill touches that much
+ * fresh space at most. 16384 unmaps of 64 KiB (1 GiB, half the entries
+ * the queue has) must drain it at least three times: a sixteenth of 4 GiB
+ * is 256 MiB, and a 32-bit part of the space has less. Interrupts stay off
+ * meanwhile, so the queue's timer cannot drain it instead; edu's mask is
+ * widened to 32 bits for the maps, so that no allocation fails and drains.
+ */
+#define HOLD_MAP_SIZE		SZ_64K
+#define HOLD_MAPS		(SZ_1G / HOLD_MAP_SIZE)
+#define HOLD_DRAINS_MIN		(SZ_1G / (SZ_4G / 16) - 1)
+
+static void single_queue_drains_at_its_bound(struct kunit *test)
+{
+	unsigned int failed_at = 0, drains = 0;
+	struct iommu_domain *domain;
+	int ret, widened = 0;
+	dma_addr_t highest;
+	struct page *page;
+
+	if (!caching_mode)
+		kunit_skip(test, "not booted with wb.wb_dma_test=caching_mode=1");
+	if (!edu)
+		KUNIT_FAIL_AND_ABORT(test, "caching_mode=1, yet no edu device (1234:11e8) bound");
+	domain = iommu_get_domain_for_dev(&edu->dev);
+	KUNIT_ASSERT_TRUE_MSG(test, domain && domain->type == IOMMU_DOMAIN_DMA_FQ,
+			      "caching mode: edu's domain is not a lazy DMA domain (strict?)");
+	page = alloc_pages(GFP_KERNEL, get_order(HOLD_MAP_SIZE));
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	/* Let what earlier cases queued drain first */
+	msleep(SINGLE_FQ_TIMEOUT_MS + STALE_WAIT_MARGIN_MS);
+
+	ret = register_domain_flush_probe(domain);
+	if (!ret) {
+		widened = dma_set_mask(&edu->dev, DMA_BIT_MASK(32));
+		if (!widened)
+			failed_at = map_unmap_rounds(page, HOLD_MAP_SIZE, HOLD_MAPS,
+						     &highest);
+		drains = atomic_read(&domain_wide_flushes);
+		unregister_domain_flush_probe(NULL);
+	}
+	__free_pages(page, get_order(HOLD_MAP_SIZE));
+
+	if (ret == -ENOSYS)
+		kunit_skip(test, "no kprobes (CONFIG_KPROBES)");
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "cannot probe VT-d's cache_tag_flush_range()");
+	KUNIT_ASSERT_EQ(test, dma_set_mask(&edu->dev, DMA_BIT_MASK(EDU_DMA_BITS)), 0);
+	KUNIT_ASSERT_EQ(test, widened, 0);
+	KUNIT_ASSERT_EQ(test, failed_at, 0);
+	kunit_info(test, "%lu unmaps of 64 KiB: %u domain-wide IOTLB flushes\n",
+		   (unsigned long)HOLD_MAPS, drains);
+	KUNIT_EXPECT_GE_MSG(test, drains, HOLD_DRAINS_MIN,
+			    "the single queue held 1 GiB of 64 KiB IOVAs with %u drains", drains);
+}
 #else
 static void live_full_space_fails_without_drain(struct kunit *test)
 {
@@ -886,6 +948,11 @@ static void caching_mode_batches_unmap_invalidations(struct kunit *test)
 {
 	kunit_skip(test, "no VT-d (CONFIG_INTEL_IOMMU) on this architecture");
 }
+
+static void single_queue_drains_at_its_bound(struct kunit *test)
+{
+	kunit_skip(test, "no VT-d (CONFIG_INTEL_IOMMU) on this architecture");
+}
 #endif
 
 static struct kunit_case wb_dma_unmap_cases[] = {
@@ -895,6 +962,7 @@ static struct kunit_case wb_dma_unmap_cases[] = {
 	KUNIT_CASE(live_full_space_fails_without_drain),
 	KUNIT_CASE_SLOW(no_iova_reused_before_its_flush),
 	KUNIT_CASE_SLOW(caching_mode_batches_unmap_invalidations),
+	KUNIT_CASE_SLOW(single_queue_drains_at_its_bound),
 	{}
 };
 
