@@ -463,13 +463,16 @@ static void unmapped_iova_faults(struct kunit *test)
 /*
  * A lazy unmap leaves its IOVA in a flush queue. Once queued IOVAs fill the
  * device's DMA space, the next map must still get one: the allocator has
- * to drain the queues rather than fail. IOVA 0 is never handed out, so
- * edu's 28-bit space has room for 255 IOVAs of 1 MiB, as many as a per-CPU
- * queue holds (and a single queue holds far more): map 256 finds the space
- * full. What earlier cases queued is drained first, and interrupts stay
- * off, so that no timer drains the queue during the loop.
+ * to drain the queues rather than fail. edu's mask is narrowed to 26 bits
+ * for the maps: IOVA 0 is never handed out, so the space has room for 63
+ * IOVAs of 1 MiB, fewer than a per-CPU queue holds (255) and less space
+ * than a single queue holds before its bound drains it (a sixteenth of
+ * what lies free below 4 GiB: 128 MiB or more on q35): map 64 finds the
+ * space full. What earlier cases queued is drained first, and interrupts
+ * stay off, so that no timer drains the queue during the loop.
  */
 #define SPACE_MAP_SIZE		SZ_1M
+#define SPACE_DMA_BITS		26
 
 static bool pristine;
 module_param(pristine, bool, 0444);
@@ -506,11 +509,12 @@ static unsigned int map_unmap_rounds(struct page *page, size_t size, unsigned in
 
 static void queued_iovas_do_not_exhaust_space(struct kunit *test)
 {
-	unsigned int rounds = 2 * (DMA_BIT_MASK(EDU_DMA_BITS) / SPACE_MAP_SIZE + 1);
-	unsigned int failed_at;
+	unsigned int rounds = 2 * (DMA_BIT_MASK(SPACE_DMA_BITS) / SPACE_MAP_SIZE + 1);
+	unsigned int failed_at = 0;
 	struct iommu_domain *domain;
 	dma_addr_t highest;
 	struct page *page;
+	int narrowed;
 
 	need_queue_drains(test);
 	need_dma_domain(test);
@@ -521,12 +525,16 @@ static void queued_iovas_do_not_exhaust_space(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, page);
 
 	msleep(fq_window_ms() + STALE_WAIT_MARGIN_MS);
-	failed_at = map_unmap_rounds(page, SPACE_MAP_SIZE, rounds, &highest);
+	narrowed = dma_set_mask(&edu->dev, DMA_BIT_MASK(SPACE_DMA_BITS));
+	if (!narrowed)
+		failed_at = map_unmap_rounds(page, SPACE_MAP_SIZE, rounds, &highest);
 	__free_pages(page, get_order(SPACE_MAP_SIZE));
 
+	KUNIT_ASSERT_EQ(test, dma_set_mask(&edu->dev, DMA_BIT_MASK(EDU_DMA_BITS)), 0);
+	KUNIT_ASSERT_EQ(test, narrowed, 0);
 	KUNIT_EXPECT_EQ_MSG(test, failed_at, 0,
 			    "map %u of %u (1 MiB each, %d-bit space) failed: queued IOVAs filled the space",
-			    failed_at, rounds, EDU_DMA_BITS);
+			    failed_at, rounds, SPACE_DMA_BITS);
 }
 
 /*
@@ -534,8 +542,8 @@ static void queued_iovas_do_not_exhaust_space(struct kunit *test)
  * switches to the whole space for good once those run out. IOVAs a queue
  * holds must not make it switch: a single queue (32768 entries) could hold
  * all 1023 IOVAs of 4 MiB below 4 GiB, and must drain before it holds a
- * sixteenth of that space, so the case needs several. edu's mask is widened for the maps only; nothing is transferred.
- * (4 MiB, so that 2048 maps of two 2 MiB leaves each fill the space twice
+ * sixteenth of what is free there, so the case needs several. edu's mask
+ * is widened for the maps only; nothing is transferred. (4 MiB, so that 2048 maps of two 2 MiB leaves each fill the space twice
  * over.)
  */
 #define LOW_MAP_SIZE		SZ_4M
@@ -878,18 +886,21 @@ static void caching_mode_batches_unmap_invalidations(struct kunit *test)
 }
 
 /*
- * A single queue drains once it holds a sixteenth of a part of the IOVA
- * space, whatever the size of its IOVAs, so that a drain hands the IOVA
- * caches about what they take and the queue's first fill touches that much
- * fresh space at most. 16384 unmaps of 64 KiB (1 GiB, half the entries
- * the queue has) must drain it at least three times: a sixteenth of 4 GiB
- * is 256 MiB, and a 32-bit part of the space has less. Interrupts stay off
- * meanwhile, so the queue's timer cannot drain it instead; edu's mask is
- * widened to 32 bits for the maps, so that no allocation fails and drains.
+ * A single queue drains once its IOVAs below 4 GiB take a sixteenth of
+ * what lies free there, whatever their size, so that a drain hands the
+ * IOVA caches about what they take and the queue's first fill touches that
+ * much fresh space at most. 16384 unmaps of 64 KiB (1 GiB, half the
+ * entries the queue has) must drain it at least three times, since a
+ * sixteenth of 4 GiB is 256 MiB and less than 4 GiB is free there, and at
+ * most 16 times, since any machine leaves 1 GiB free there. Interrupts
+ * stay off meanwhile, so the queue's timer cannot drain it instead; edu's
+ * mask is widened to 32 bits for the maps, so that no allocation fails and
+ * drains.
  */
 #define HOLD_MAP_SIZE		SZ_64K
 #define HOLD_MAPS		(SZ_1G / HOLD_MAP_SIZE)
 #define HOLD_DRAINS_MIN		(SZ_1G / (SZ_4G / 16) - 1)
+#define HOLD_DRAINS_MAX		(SZ_1G / SZ_64M)
 
 static void single_queue_drains_at_its_bound(struct kunit *test)
 {
@@ -932,6 +943,8 @@ static void single_queue_drains_at_its_bound(struct kunit *test)
 		   (unsigned long)HOLD_MAPS, drains);
 	KUNIT_EXPECT_GE_MSG(test, drains, HOLD_DRAINS_MIN,
 			    "the single queue held 1 GiB of 64 KiB IOVAs with %u drains", drains);
+	KUNIT_EXPECT_LE_MSG(test, drains, HOLD_DRAINS_MAX,
+			    "%u drains: the single queue held less than 64 MiB between them", drains);
 }
 #else
 static void live_full_space_fails_without_drain(struct kunit *test)
