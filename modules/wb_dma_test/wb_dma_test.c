@@ -829,6 +829,21 @@ static void no_iova_reused_before_its_flush(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&reused_early), 0);
 }
 
+/* edu's domain in a caching-mode boot, which must be lazy; skips otherwise */
+static struct iommu_domain *caching_mode_lazy_domain(struct kunit *test)
+{
+	struct iommu_domain *domain;
+
+	if (!caching_mode)
+		kunit_skip(test, "not booted with wb.wb_dma_test=caching_mode=1");
+	if (!edu)
+		KUNIT_FAIL_AND_ABORT(test, "caching_mode=1, yet no edu device (1234:11e8) bound");
+	domain = iommu_get_domain_for_dev(&edu->dev);
+	KUNIT_ASSERT_TRUE_MSG(test, domain && domain->type == IOMMU_DOMAIN_DMA_FQ,
+			      "caching mode: edu's domain is not a lazy DMA domain (strict?)");
+	return domain;
+}
+
 /*
  * Under a VT-d unit in caching mode the host resyncs its shadow of edu's
  * table on each invalidation, so unmaps are batched in one queue: 300
@@ -847,13 +862,7 @@ static void caching_mode_batches_unmap_invalidations(struct kunit *test)
 	void *buf;
 	int ret;
 
-	if (!caching_mode)
-		kunit_skip(test, "not booted with wb.wb_dma_test=caching_mode=1");
-	if (!edu)
-		KUNIT_FAIL_AND_ABORT(test, "caching_mode=1, yet no edu device (1234:11e8) bound");
-	domain = iommu_get_domain_for_dev(&edu->dev);
-	KUNIT_ASSERT_TRUE_MSG(test, domain && domain->type == IOMMU_DOMAIN_DMA_FQ,
-			      "caching mode: edu's domain is not a lazy DMA domain (strict?)");
+	domain = caching_mode_lazy_domain(test);
 	buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
 	iovas = kunit_kcalloc(test, CM_UNMAPS, sizeof(*iovas), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
@@ -910,13 +919,7 @@ static void single_queue_drains_at_its_bound(struct kunit *test)
 	dma_addr_t highest;
 	struct page *page;
 
-	if (!caching_mode)
-		kunit_skip(test, "not booted with wb.wb_dma_test=caching_mode=1");
-	if (!edu)
-		KUNIT_FAIL_AND_ABORT(test, "caching_mode=1, yet no edu device (1234:11e8) bound");
-	domain = iommu_get_domain_for_dev(&edu->dev);
-	KUNIT_ASSERT_TRUE_MSG(test, domain && domain->type == IOMMU_DOMAIN_DMA_FQ,
-			      "caching mode: edu's domain is not a lazy DMA domain (strict?)");
+	domain = caching_mode_lazy_domain(test);
 	page = alloc_pages(GFP_KERNEL, get_order(HOLD_MAP_SIZE));
 	KUNIT_ASSERT_NOT_NULL(test, page);
 	/* Let what earlier cases queued drain first */
