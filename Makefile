@@ -50,9 +50,10 @@ GIT_EMAIL ?= iommu-fastpath@example.org
 export WB_GIT_NAME := $(GIT_NAME)
 export WB_GIT_EMAIL := $(GIT_EMAIL)
 
-# The benchmark matrix: IOMMU modes, dma_map_benchmark's map modes, sizes
+# The benchmark matrix: IOMMU modes (all of guest/protocol.sh's WB_MODES
+# unless set: off,lazy,strict,cm), dma_map_benchmark's map modes, sizes
 # in pages, threads, mappings outstanding per thread, seconds per run.
-MODES ?= off,lazy,strict,cm
+MODES ?= $(shell . guest/protocol.sh && echo "$$WB_MODES" | tr ' ' ,)
 MAPS ?= single
 GRANULES ?= 1,16,64,256,1024
 THREADS ?= 1,2
@@ -445,7 +446,7 @@ posting: $(STATE)/patched.rev
 # dma_unmap_page_attrs() calls and scripts/insns.py counts what each
 # function they went through executed (build/insns/<mode>.txt).
 INSNS := $(B)/insns
-INSNS_MODES ?= lazy strict
+INSNS_MODES ?= $(shell . guest/protocol.sh && echo "$$WB_MODE_LAZY $$WB_MODE_STRICT")
 INSNS_KERNELS := baseline patched
 
 insns: $(foreach k,$(INSNS_KERNELS),$(call kernel,$(k),x86_64) $(call initramfs,$(k),x86_64))

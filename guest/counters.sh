@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=dash
-# The bench step's counters; sourced by busybox sh.
+# The bench step's counters; sourced by busybox sh after /wb/lib.sh, whose
+# guest/protocol.sh names them.
 
 # Kprobes on the functions whose calls the benchmark counts: intel-iommu's
 # synchronous invalidation wait, its invalidation of new mappings (which
 # waits too, in caching mode only) and the IOVA allocator's rbtree slow path.
 # Prints the probes it could place (none without kprobe events).
-COUNTED="qi_submit_sync cache_tag_flush_range_np alloc_iova"
+COUNTED=$WB_COUNTED
 TRACING=/sys/kernel/tracing
 
 counters_setup() {
@@ -59,15 +60,16 @@ invalidations_on() {
 	echo 1 >"$QI_EVENT/enable"
 }
 
-# Stop recording; print the JSON members "psi_pages" (pages invalidated
-# page-selectively), "whole" (domain-wide or global invalidations) and
-# "lost" (events the buffer dropped: the counts are then short) from the
+# Stop recording; print the JSON members $WB_COUNT_PAGES (pages invalidated
+# page-selectively), $WB_COUNT_WHOLE (domain-wide or global invalidations)
+# and $WB_COUNT_LOST (events the buffer dropped: the counts are then short) from the
 # IOTLB descriptors: granularity in qw0 bits 5:4 (1 global, 2 domain, 3
 # page-selective), the address mask (log2 of the pages) in qw1 bits 5:0.
 invalidations_off() {
 	[ -w "$QI_EVENT/enable" ] || return 0
 	echo 0 >"$QI_EVENT/enable"
-	awk 'function low_byte(hex) {
+	awk -v k_pages="$WB_COUNT_PAGES" -v k_whole="$WB_COUNT_WHOLE" -v k_lost="$WB_COUNT_LOST" \
+		'function low_byte(hex) {
 			hex = substr(hex, 3)
 			while (length(hex) < 2) hex = "0" hex
 			return (index(HEX, substr(hex, length(hex) - 1, 1)) - 1) * 16 +
@@ -85,7 +87,10 @@ invalidations_off() {
 			for (block = 1, m = low_byte($(i + 3)) % 64; m > 0; m--) block *= 2
 			pages += block
 		}
-		END { printf "\"psi_pages\":%d,\"whole\":%d,\"lost\":%d,", pages, whole, lost }' "$QI_TRACE/trace"
+		END {
+			printf "\"%s\":%d,\"%s\":%d,\"%s\":%d,", k_pages, pages, k_whole, whole,
+				k_lost, lost
+		}' "$QI_TRACE/trace"
 	: >"$QI_TRACE/trace"
 }
 

@@ -2,6 +2,10 @@
 # shellcheck shell=dash
 # Helpers for the guest's jobs and steps; sourced by busybox sh.
 
+# The result protocol the host reads: modes, markers, JSON kinds, counters.
+# shellcheck source=guest/protocol.sh
+. /wb/protocol.sh
+
 # The kernel's own KTAP helpers (tools/testing/selftests/kselftest/), which
 # the initramfs takes from the tree the kernel was built from.
 # shellcheck source=/dev/null

@@ -45,14 +45,15 @@ if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 	show_tail "$log" 40
 	die "$name hung: killed after $limit s"
 fi
-# The guest's KTAP document ends with "# wb: end rc=<status>" (guest/init).
-if ! grep -q '^# wb: end rc=' "$log"; then
+# The guest's KTAP document ends with its end marker and status (guest/init).
+end=$(guest_end "$log")
+if [ -z "$end" ]; then
 	[ ! -s "$log.qemu" ] || show_tail "$log.qemu" 10
 	show_tail "$log" 40
 	die "$name did not boot or crashed (qemu exit $rc)"
 fi
-if ! grep -q '^# wb: end rc=0' "$log"; then
+if [ "$end" != "${WB_END_MARKER}0" ]; then
 	show_tail "$log" 40
-	warn "$name: job failed ($(grep '^# wb: end rc=' "$log"))"
+	warn "$name: job failed ($end)"
 	exit 3
 fi

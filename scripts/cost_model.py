@@ -34,6 +34,8 @@ Sources of the per-event costs:
             MiB mapped in 4 KiB pages makes it about 256 x M more.
 """
 
+import protocol
+
 EXIT_US = 2.2
 UNMAP_US = 14.0
 WALK_US = 0.05
@@ -59,7 +61,7 @@ def host_us(row, who):
 
 def total_us(row, who):
     """The estimated microseconds per unmap of a cm row, rounded, or None."""
-    if row["mode"] != "cm":
+    if row["mode"] != protocol.MODE_CM:
         return None
     cells = estimate(row, who)
     return round(cells[2], 2) if cells else None
@@ -76,7 +78,7 @@ def estimate(row, who):
 
 def print_estimate(table):
     """The estimate for the one-thread caching-mode rows, if counted."""
-    picked = [r for r in table if r["mode"] == "cm" and r["threads"] == "1"]
+    picked = [r for r in table if r["mode"] == protocol.MODE_CM and r["threads"] == "1"]
     lines = []
     for row in picked:
         cells = [estimate(row, who) for who in ("baseline", "patched")]

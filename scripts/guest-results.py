@@ -7,7 +7,8 @@ Usage: guest-results.py [--no-kunit] <tree> <console log> <label> <results>
 The console holds two KTAP documents, both parsed by the tree's own
 tools/testing/kunit/kunit.py parse: the built-in KUnit suites' as the
 kernel boots (not with --no-kunit), then the guest job's (guest/init),
-which starts with the line "# wb: job=..." and ends with "# wb: end rc=N".
+which starts with the line "# wb: job=..." and ends with "# wb: end rc=N"
+(the markers of guest/protocol.sh).
 Each test case of either becomes one result. The job's document must be
 complete (every planned test reported) and reach its end line: a guest
 that hung, crashed or was killed fails. wb_dma_unmap's count of stale-IOVA
@@ -21,6 +22,9 @@ import re
 import subprocess
 import sys
 import tempfile
+
+import protocol
+
 
 def record(results, status, name, detail=""):
     """One result: a name that stays the same from run to run, and what
@@ -52,7 +56,8 @@ def kunit_cases(group, prefix=""):
 # The guest job's document starts with a version line and the line naming
 # the job; kernel messages may come between them, or run into the version
 # line. The job line decides where the document starts.
-JOB_LINE = re.compile(r"^# wb: job=", re.M)
+JOB_LINE = re.compile("^" + re.escape(protocol.JOB_MARKER), re.M)
+END_LINE = re.compile("^" + re.escape(protocol.END_MARKER) + r"(\d+)", re.M)
 VERSION_LINE = re.compile(r"^K?TAP version \d+$", re.M)
 KTAP_LINE = re.compile(r"^\s*(ok |not ok |1\.\.|# Subtest:|K?TAP version)", re.M)
 
@@ -115,9 +120,10 @@ def record_job(tree, document, label, results):
     errors = parsed["misc"]["errors"] if parsed else 1
     record(results, "FAIL" if errors else "PASS", f"the guest job's KTAP on {label} is complete",
            f"{errors} errors: see kunit.py parse" if errors else "")
-    ended = re.search(r"^# wb: end rc=(\d+)", document, re.M)
+    ended = END_LINE.search(document)
     record(results, "PASS" if ended else "FAIL", f"the guest job on {label} ran to its end",
-           f"rc={ended.group(1)}" if ended else "the console stops before '# wb: end'")
+           f"rc={ended.group(1)}" if ended else
+           f"the console stops before '{protocol.END_MARKER}'")
     if ended and ended.group(1) != "0" and "FAIL" not in statuses:
         record(results, "FAIL", f"the guest job on {label} fails only where a test case says so",
                f"rc={ended.group(1)} with every case passed: a step failed on its own")
@@ -135,8 +141,8 @@ DMA_DEBUG_BANNER = re.compile(r"DMA-API: (preallocated \d+ debug entries|debuggi
 
 # A test that provokes a report on purpose (a driver bug it plays) brackets
 # it with these lines; what the kernel reports between them is expected.
-EXPECTED_BEGINS = re.compile(r"wb: kernel reports expected: ")
-EXPECTED_ENDS = re.compile(r"wb: kernel reports expected no more")
+EXPECTED_BEGINS = re.compile(re.escape(protocol.EXPECTED_BEGINS))
+EXPECTED_ENDS = re.compile(re.escape(protocol.EXPECTED_ENDS))
 
 
 def unexpected_reports(console):
@@ -161,8 +167,8 @@ def record_kernel_reports(log, label, results):
            f"{len(reports)} lines" if reports else "")
 
 
-FAULTS = re.compile(r"# unmapped_iova_faults: (\w+): stale-IOVA faults seen (\d+) of (\d+) "
-                    r"expected, (\d+) bytes touched")
+# The line of wb_dma_unmap.unmapped_iova_faults (guest/protocol.sh)
+FAULTS = protocol.FAULTS
 
 
 def record_stale_faults(ktap, label, results):

@@ -2,6 +2,10 @@
 # shellcheck shell=bash
 # Shared helpers for the workbench scripts; sourced, never run.
 
+# The result protocol the guests speak: modes, markers, JSON kinds, counters.
+# shellcheck source=guest/protocol.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../guest/protocol.sh"
+
 say() { printf '%s\n' "$*"; }
 warn() { printf 'warning: %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
@@ -74,6 +78,13 @@ kernel_make() { # <arch> <tree> <out> [make args...]
 		CC="ccache ${km_cross}gcc" HOSTCC="ccache gcc" \
 		KBUILD_BUILD_TIMESTAMP='2025-01-01' KBUILD_BUILD_USER=wb \
 		KBUILD_BUILD_HOST=wb "${@:4}"
+}
+
+# The guest job's end line of a console, "<WB_END_MARKER><status>"
+# (guest/init), without the console's carriage returns; empty when the
+# guest never got there.
+guest_end() { # <console log>
+	tr -d '\r' <"$1" | awk -v m="$WB_END_MARKER" 'index($0, m) == 1 { end = $0 } END { print end }'
 }
 
 # One result of 'make check': its name stays the same from run to run; what

@@ -15,6 +15,7 @@ before it. Exits non-zero when a run failed or is missing.
 import sys
 
 import report
+from ratios import ratio
 
 
 def stats(run, op):
@@ -37,7 +38,7 @@ def main():
             for runs in kernels:
                 run = runs.get(key, {})
                 p50 = run.get(f"{op}_p50")
-                change = f"x{report.ratio(p50, before)}" if before and p50 else ""
+                change = f"x{ratio(p50, before)}" if before and p50 else ""
                 cells.append(f"{stats(run, op)} {change:>6}")
                 before = p50
             print(f"{key[0]:6} {key[1]:7} {key[2]:>5} {key[3]:>3} {key[4]:>5} {op:6} " +

@@ -22,9 +22,11 @@ import subprocess
 import sys
 
 import cost_model
+import protocol
 import workload_table
+from ratios import per_thousand, ratio
 
-MODES = ["off", "lazy", "strict", "cm"]
+MODES = protocol.MODES
 # "# {...}": one JSON object of the bench step
 OBJECT = re.compile(r"^\s*# (\{.*\})\s*$")
 STATS = ("mean", "p50", "p99")
@@ -42,34 +44,30 @@ def metrics(result):
     return found
 
 
-def per_thousand(calls, ops):
-    return round(calls * 1000 / ops, 1) if ops and calls is not None else None
-
-
 COUNTERS = ("qi_per_1k_unmaps", "alloc_iova_per_1k_maps", "inv_pages_per_page",
             "whole_inv", "whole_per_1k_unmaps")
 
 
 def counted(attrs, mode, ops, granule):
     """The counters of one counting run, per 1000 calls or per page."""
-    qi = attrs.get("qi_submit_sync")
+    qi = attrs.get(protocol.COUNT_WAIT)
     # In caching mode every map also waits for an invalidation of the new
-    # mapping (cache_tag_flush_range_np): count the unmap side only.
-    if mode == "cm" and qi is not None:
-        qi -= attrs.get("cache_tag_flush_range_np", 0)
-    pages = attrs.get("psi_pages")
+    # mapping (protocol.COUNT_MAP_FLUSH): count the unmap side only.
+    if mode == protocol.MODE_CM and qi is not None:
+        qi -= attrs.get(protocol.COUNT_MAP_FLUSH, 0)
+    pages = attrs.get(protocol.COUNT_PAGES)
     # ... and of the pages, those of the new mappings: a size-aligned block
     # of the granule rounded up to a power of two per map.
-    if mode == "cm" and pages is not None and ops:
+    if mode == protocol.MODE_CM and pages is not None and ops:
         pages -= ops * (1 << (granule - 1).bit_length())
     return {
         "qi_per_1k_unmaps": per_thousand(qi, ops),
-        "alloc_iova_per_1k_maps": per_thousand(attrs.get("alloc_iova"), ops),
+        "alloc_iova_per_1k_maps": per_thousand(attrs.get(protocol.COUNT_ALLOC), ops),
         # Pages invalidated page-selectively by unmaps, per page unmapped
         "inv_pages_per_page": round(pages / (ops * granule), 2)
         if pages is not None and ops else None,
-        "whole_inv": attrs.get("whole"),
-        "whole_per_1k_unmaps": per_thousand(attrs.get("whole"), ops),
+        "whole_inv": attrs.get(protocol.COUNT_WHOLE),
+        "whole_per_1k_unmaps": per_thousand(attrs.get(protocol.COUNT_WHOLE), ops),
     }
 
 
@@ -96,11 +94,11 @@ def run_entry(run, mode):
         return entry
     if count.get("rc"):
         entry["failed"] = f"its counting run exited {count['rc']}"
-    elif count.get("lost"):
-        entry["failed"] = f"{count['lost']} trace events lost"
+    elif count.get(protocol.COUNT_LOST):
+        entry["failed"] = f"{count[protocol.COUNT_LOST]} trace events lost"
     else:
         ops = (count.get("result") or {}).get("ops")
-        entry.update(counted(count, mode, ops, int(run["run"]["granule"])))
+        entry.update(counted(count, mode, ops, int(run[protocol.KIND_RUN]["granule"])))
     return entry
 
 
@@ -123,10 +121,10 @@ def parse_console(path, mode):
     each of the matrix the console holds no object of."""
     runs, keys = {}, None
     for obj in console_objects(path):
-        if "matrix" in obj:
-            keys = matrix_keys(obj["matrix"], mode)
-        elif "run" in obj:
-            runs[run_key(obj["run"], mode)] = run_entry(obj, mode)
+        if protocol.KIND_MATRIX in obj:
+            keys = matrix_keys(obj[protocol.KIND_MATRIX], mode)
+        elif protocol.KIND_RUN in obj:
+            runs[run_key(obj[protocol.KIND_RUN], mode)] = run_entry(obj, mode)
     if keys is None:
         PROBLEMS.append(f"{path}: no benchmark matrix (the guest never reached its bench step)")
     for key in (keys or set()) - set(runs):
@@ -139,18 +137,13 @@ PROBLEMS = []
 
 
 def load(kernel_dir):
-    """Every run of one kernel: <mode>.log and, with more threads, <mode>-smp.log."""
+    """Every run of one kernel: <mode>.log and, with more threads,
+    <mode>-smp.log; a console of a mode the protocol does not list stops
+    the report (protocol.console_mode)."""
     runs = {}
-    for mode in MODES:
-        for name in (mode + ".log", mode + "-smp.log"):
-            path = os.path.join(kernel_dir, name)
-            if os.path.exists(path):
-                runs.update(parse_console(path, mode))
+    for mode, path in protocol.consoles(kernel_dir):
+        runs.update(parse_console(path, mode))
     return runs
-
-
-def ratio(a, b):
-    return round(a / b, 2) if a is not None and b else None
 
 
 def sort_key(key):
@@ -161,7 +154,7 @@ def sort_key(key):
 def rows(baseline, patched):
     for key in sorted(set(baseline) | set(patched), key=sort_key):
         b, p = baseline.get(key, {}), patched.get(key, {})
-        direct = patched.get(("off",) + key[1:], {})
+        direct = patched.get((protocol.MODE_DIRECT,) + key[1:], {})
         row = dict(zip(KEY, key), domain=p.get("domain") or b.get("domain"))
         row["failed"] = "; ".join(f"{name}: {run.get('failed', 'no run')}"
                                   for name, run in (("baseline", b), ("patched", p))
@@ -215,17 +208,20 @@ def print_tables(table, accel):
           "patched/(patched, IOMMU off); both on p50 (on the mean for mainline's tool).\n")
     for op in ("map", "unmap"):
         print_table(f"dma_{op}", table, latency_columns(op))
-    counters = [("baseline_qi_per_1k_unmaps", "qi_submit_sync/1k unmaps: baseline", 34),
+    wait = f"{protocol.COUNT_WAIT}/1k unmaps: baseline"
+    alloc = f"{protocol.COUNT_ALLOC}/1k maps: baseline"
+    counters = [("baseline_qi_per_1k_unmaps", wait, len(wait)),
                 ("patched_qi_per_1k_unmaps", "patched", 7),
-                ("baseline_alloc_iova_per_1k_maps", "alloc_iova/1k maps: baseline", 28),
+                ("baseline_alloc_iova_per_1k_maps", alloc, len(alloc)),
                 ("patched_alloc_iova_per_1k_maps", "patched", 7),
                 ("baseline_inv_pages_per_page", "inv. pages/page: baseline", 25),
                 ("patched_inv_pages_per_page", "patched", 7),
                 ("baseline_whole_inv", "domain-wide: baseline", 21),
                 ("patched_whole_inv", "patched", 7)]
     if any(row[key] is not None for row in table for key, _, _ in counters):
-        print_table("counters (separate runs with kprobes; qi_submit_sync without the "
-                    "map side in cm; invalidated pages from the qi_submit trace event)",
+        print_table(f"counters (separate runs with kprobes; {protocol.COUNT_WAIT} without the "
+                    f"map side in {protocol.MODE_CM}; invalidated pages from the qi_submit "
+                    "trace event)",
                     table, counters)
 
 
@@ -273,7 +269,7 @@ def write_chart(table, path, workloads=()):
 def workload_plot(workloads, data):
     """The gnuplot panel of the workloads: each one's first rate (transmit
     or IOPS) over the IOMMU off, per mode, baseline dashed, patched solid."""
-    picked = [r for r in workloads if r["metric"] in ("tx_pps", "iops") and r["mode"] != "off"]
+    picked = [r for r in workloads if r["metric"] in ("tx_pps", "iops") and r["mode"] != protocol.MODE_DIRECT]
     names = list(dict.fromkeys(r["workload"] for r in picked))
     modes = [m for m in MODES if any(r["mode"] == m for r in picked)]
     if not names:

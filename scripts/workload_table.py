@@ -10,11 +10,14 @@ also as a ratio to the same kernel with the IOMMU off; the goals of the
 ATC'15 comparison are checked on the patched kernel at 64-byte packets.
 """
 
-import os
+import protocol
+from protocol import MODE_CM, MODE_DIRECT, MODE_LAZY, MODE_STRICT
+from ratios import ratio
 
-MODES = ["off", "lazy", "strict", "cm"]
+MODES = protocol.MODES
 # (mode, what it is compared with, the lowest ratio the goal accepts)
-GOALS = {"lazy": ("off", 0.9), "strict": ("off", 0.75), "cm": ("lazy", 0.9)}
+GOALS = {MODE_LAZY: (MODE_DIRECT, 0.9), MODE_STRICT: (MODE_DIRECT, 0.75),
+         MODE_CM: (MODE_LAZY, 0.9)}
 
 
 def metrics(name):
@@ -25,17 +28,14 @@ def load(kernel_dir, objects, problems):
     """{(workload, mode): its object} of one kernel's consoles, with a
     failed one for each workload the step planned and never reported."""
     found, consoles = {}, 0
-    for mode in MODES:
-        path = os.path.join(kernel_dir, mode + ".log")
-        if not os.path.exists(path):
-            continue
+    for mode, path in protocol.consoles(kernel_dir):
         consoles += 1
         planned = None
         for obj in objects(path):
-            if "workloads" in obj:
-                planned = obj["workloads"]
-            elif "workload" in obj:
-                found[(obj["workload"], mode)] = obj
+            if protocol.KIND_PLAN in obj:
+                planned = obj[protocol.KIND_PLAN]
+            elif protocol.KIND_WORKLOAD in obj:
+                found[(obj[protocol.KIND_WORKLOAD], mode)] = obj
         if planned is None:
             problems.append(f"{path}: no workload plan (the guest never reached its step)")
         for name in planned or []:
@@ -44,10 +44,6 @@ def load(kernel_dir, objects, problems):
     if not consoles:
         problems.append(f"{kernel_dir}: no workload console")
     return found
-
-
-def ratio(a, b):
-    return round(a / b, 2) if a is not None and b else None
 
 
 def goal(name, mode, values):
@@ -83,19 +79,21 @@ def rows(baseline, patched):
                     "driver": p.get("driver") or b.get("driver"),
                     "device": p.get("device") or b.get("device"),
                     "baseline": b.get(metric),
-                    "baseline_vs_off": ratio(b.get(metric), value["baseline"].get("off")),
+                    "baseline_vs_off": ratio(b.get(metric), value["baseline"].get(MODE_DIRECT)),
                     "patched": p.get(metric),
-                    "patched_vs_off": ratio(p.get(metric), value["patched"].get("off")),
+                    "patched_vs_off": ratio(p.get(metric), value["patched"].get(MODE_DIRECT)),
                     "patched_vs_baseline": ratio(p.get(metric), b.get(metric)),
                     "goal": "skipped" if skipped else goal(name, mode, value["patched"]),
                 }
 
 
 def print_rows(table):
+    goals = ", ".join(f"{mode} >= {lowest}x {against}"
+                      for mode, (against, lowest) in GOALS.items())
     print("workloads: packets/s or IOPS on the guest's -icount clock (instructions, not "
           "device time; IOPS also count the idle clock's jumps to the next timer, so they "
-          "are not judged); /off = the same kernel with the IOMMU off; goal (patched, 64 B): "
-          "lazy >= 0.9x off, strict >= 0.75x off, cm >= 0.9x lazy")
+          f"are not judged); /off = the same kernel in mode {MODE_DIRECT}, the IOMMU off; "
+          f"goal (patched, 64 B): {goals}")
     columns = [("workload", -26), ("metric", -6), ("mode", -6), ("baseline", 9),
                ("baseline_vs_off", 5), ("patched", 9), ("patched_vs_off", 5),
                ("patched_vs_baseline", 5), ("goal", -6)]

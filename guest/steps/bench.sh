@@ -46,8 +46,8 @@ if tool_is_v2; then v2=1 tool=series; else v2="" tool=7.3; fi
 counters=$(counters_setup)
 
 # shellcheck disable=SC2086 # lists
-printf '# {"matrix":{"maps":%s,"granules":%s,"threads":%s,"depths":%s,"seconds":%s},%s}\n' \
-	"$(json_list '"' $maps)" "$(json_list '' $granules)" "$(json_list '' $threads)" \
+printf '# {"%s":{"maps":%s,"granules":%s,"threads":%s,"depths":%s,"seconds":%s},%s}\n' \
+	"$WB_KIND_MATRIX" "$(json_list '"' $maps)" "$(json_list '' $granules)" "$(json_list '' $threads)" \
 	"$(json_list '' $depths)" "$seconds" "\"domain\":\"$domain\",\"tool\":\"$tool\""
 ktap_set_plan "$(count)"
 
@@ -68,8 +68,8 @@ tool_json() { # <tool output file>
 
 # The "run" object of <map> <granule> <threads> <depth>, with <members>.
 run_json() { # <map> <granule> <threads> <depth> <members>
-	printf '# {"run":{"map":"%s","granule":%s,"threads":%s,"depth":%s,"seconds":%s},' \
-		"$1" "$2" "$3" "$4" "$seconds"
+	printf '# {"%s":{"map":"%s","granule":%s,"threads":%s,"depth":%s,"seconds":%s},' \
+		"$WB_KIND_RUN" "$1" "$2" "$3" "$4" "$seconds"
 	printf '"domain":"%s",%s}\n' "$domain" "$5"
 }
 
@@ -98,7 +98,7 @@ bench_run() { # <map> <granule> <threads> <depth>
 		# shellcheck disable=SC2086
 		counted="{$(counters_off $counters)$(invalidations_off)\"rc\":$rc,\"result\":$(tool_json /tmp/count.out)}"
 		[ "$rc" = 0 ] || { sed 's/^/# /' /tmp/count.out; ok=1; }
-		case $counted in *'"lost":'[1-9]*) ok=1 ;; esac
+		case $counted in *"\"$WB_COUNT_LOST\":"[1-9]*) ok=1 ;; esac
 	fi
 	run_json "$@" "\"rc\":$timed_rc,\"timed\":${timed:-null},\"counted\":$counted"
 	return "$ok"

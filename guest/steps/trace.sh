@@ -4,14 +4,14 @@
 # The trace step: one-page maps and unmaps on one thread, run after run, for
 # a debugger on QEMU's gdbstub to single-step some of them
 # (scripts/insns.sh, which powers the guest off when it is done). The line
-# "# wb: trace runs start" says the runs are about to start.
+# "# $WB_TRACE_START" (guest/protocol.sh) says the runs are about to start.
 set -eu
 # shellcheck source=guest/lib.sh
 . /wb/lib.sh
 
 dev=$(bind_benchmark_device)
 ktap_print_msg "wb: domain=$(domain_type "$dev") device=${dev##*/}"
-ktap_print_msg "wb: trace runs start"
+ktap_print_msg "$WB_TRACE_START"
 while :; do
 	dma_map_benchmark -s 1 -t 1 -g 1 >/dev/null
 done

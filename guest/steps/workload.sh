@@ -51,7 +51,7 @@ link_up() { # <interface>
 
 # The "workload" JSON object of test <name>, with <members>.
 workload_json() { # <name> <members>
-	printf '# {"workload":"%s",%s}\n' "$1" "$2"
+	printf '# {"%s":"%s",%s}\n' "$WB_KIND_WORKLOAD" "$1" "$2"
 }
 
 # The test <name> failed because of <reason>.
@@ -151,7 +151,7 @@ plan='"e1000e pktgen 64 B","virtio_net pktgen 64 B","e1000e pktgen 1500 B"'
 plan="$plan,\"virtio_net pktgen 1500 B\""
 if [ $# = 0 ]; then plan="$plan,\"nvme randread 4 KiB\""; fi
 for depth; do plan="$plan,\"nvme randread 4 KiB qd $depth\""; done
-echo "# {\"workloads\":[$plan]}"
+echo "# {\"$WB_KIND_PLAN\":[$plan]}"
 ktap_set_plan $((4 + ($# ? $# : 1)))
 for size in 64 1500; do
 	net_test e1000e 0x8086 0x10d3 "$size"

@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=dash disable=SC2034 # data, read by whoever sources it
+# The result protocol between the guests and the host, in one place: the
+# IOMMU modes, the guest job's markers, the kinds of the JSON objects the
+# steps print and the counters' names. The guest's scripts (guest/lib.sh)
+# and the host's (scripts/lib.sh) source this file; scripts/protocol.py
+# reads it for the Python without a shell, so it holds plain assignments
+# only: NAME=word or NAME="words", where $NAME or ${NAME} names an earlier
+# one. Renaming a value here renames it everywhere (tests/results/).
+
+# The IOMMU modes, in the order the reports show them. A mode's name is also
+# its consoles' (<mode>.log, <mode>-smp.log) and its facts' in each
+# archs/<arch>.sh (iommu_<mode>, append_<mode>). The report compares each
+# mode with the direct one (no translation); in caching mode the counters
+# leave out the invalidations of new mappings; the workloads' goals compare
+# lazy and strict with direct, and caching mode with lazy.
+WB_MODE_DIRECT=off
+WB_MODE_LAZY=lazy
+WB_MODE_STRICT=strict
+WB_MODE_CM=cm
+WB_MODES="$WB_MODE_DIRECT $WB_MODE_LAZY $WB_MODE_STRICT $WB_MODE_CM"
+
+# The guest job's KTAP document (guest/init): its first line after the
+# version line, then its last, followed by the job's exit status.
+WB_JOB_MARKER="# wb: job="
+WB_END_MARKER="# wb: end rc="
+# The trace step's diagnostic line (ktap_print_msg adds "# "): the runs a
+# debugger steps through are about to start (scripts/insns.sh).
+WB_TRACE_START="wb: trace runs start"
+# Lines a test prints around kernel reports it provokes on purpose: what
+# the kernel reports between them does not fail the console.
+WB_EXPECTED_BEGINS="wb: kernel reports expected: "
+WB_EXPECTED_ENDS="wb: kernel reports expected no more"
+
+# The JSON objects of the steps, one per "# {...}" diagnostic line, are told
+# apart by the member they carry: the bench step's matrix it was asked for
+# and each run (guest/steps/bench.sh), the workload step's plan and each
+# workload (guest/steps/workload.sh).
+WB_KIND_MATRIX=matrix
+WB_KIND_RUN=run
+WB_KIND_PLAN=workloads
+WB_KIND_WORKLOAD=workload
+
+# The bench step's counters (guest/counters.sh), each a JSON member of a
+# run's "counted" object: the calls of the functions it places kprobes on
+# (each name is the function's), the invalidation wait, the invalidation of
+# new mappings (which waits too in caching mode) and the IOVA allocator's
+# rbtree slow path; from the qi_submit trace event, the pages invalidated
+# page-selectively, the domain-wide or global invalidations, and the
+# events the trace buffer lost.
+WB_COUNT_WAIT=qi_submit_sync
+WB_COUNT_MAP_FLUSH=cache_tag_flush_range_np
+WB_COUNT_ALLOC=alloc_iova
+WB_COUNTED="$WB_COUNT_WAIT $WB_COUNT_MAP_FLUSH $WB_COUNT_ALLOC"
+WB_COUNT_PAGES=psi_pages
+WB_COUNT_WHOLE=whole
+WB_COUNT_LOST=lost
+
+# The line wb_dma_unmap's case unmapped_iova_faults prints with
+# kunit_info() (modules/wb_dma_test/wb_dma_test.c), as KUnit prints it
+# after "# ", in printf's terms: %s is the domain's mode as the module
+# names it, each %u a count. The module's text must start with this
+# (tests/results/ checks it), or its result disappears from make check.
+WB_FAULTS_LINE="unmapped_iova_faults: %s: stale-IOVA faults seen %u of %u expected, %u bytes touched"
