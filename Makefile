@@ -9,6 +9,9 @@
 #                      virtio-net), print baseline against patched (results/)
 #   make workloads     only the workloads, on their own two kernels
 #   make check         the test suite, what CI runs; ends "N passed, N failed"
+#   make check-results the results layer's unit tests (tests/results/): the
+#                      parsers, the tables and the protocol on saved consoles,
+#                      no kernel tree, no guest (part of check)
 #   make tree          the series as commits on branch "series" of build/patched/linux
 #   make export        write that branch back to patches/, one series per part
 #   make posting GIT_NAME=... GIT_EMAIL=...   each part as mails for git
@@ -126,7 +129,7 @@ RANDREAD := $(B)/randread/randread
 ktap_helpers = $(B)/$(1)/linux/tools/testing/selftests/kselftest/ktap_helpers.sh
 
 .PHONY: all per-patch report workloads check check-tests check-series check-posting check-shell check-pristine tree export posting \
-	check-breaks-apply \
+	check-breaks-apply check-results \
 	apply check-bisect check-breaks check-iommupt check-iova-uml check-parsers check-debug check-debug-tests check-deps reset-tree \
 	insns clean-results clean FORCE
 
@@ -290,7 +293,7 @@ check: $(STATE)/deps
 	@rc=0; $(MAKE) --no-print-directory -k check-tests || rc=$$?; \
 		scripts/summary.sh $(CHECK) $$rc
 
-check-tests: check-series check-posting check-shell check-parsers check-deps check-breaks-apply \
+check-tests: check-series check-posting check-shell check-results check-parsers check-deps check-breaks-apply \
 	$(addprefix check-,$(ARCHS)) check-pristine check-iommupt check-iova-uml check-debug-tests
 
 # Every boot of $(BOOTS) for one kernel and architecture, with what each
@@ -340,6 +343,19 @@ check-iova-uml: $(STATE)/patched.rev
 # its expected results.
 check-parsers: $(STATE)/patched.rev
 	@scripts/test-parsers.sh $(TREE) $(CHECK)
+
+# The results layer's unit tests (tests/results/test_*.py, unittest):
+# report.py, per_patch.py, workload_table.py, guest-results.py, insns.py,
+# break.py and guest/protocol.sh on the saved consoles and data made up on
+# the spot, a renamed protocol value among them. They need no kernel tree
+# and no guest; one result per test module.
+RESULT_TESTS := $(patsubst tests/results/%.py,%,$(wildcard tests/results/test_*.py))
+check-results:
+	@mkdir -p $(dir $(CHECK))
+	@rc=0; for t in $(RESULT_TESTS); do \
+		$(TEST) "unit tests $$t of the results layer" \
+			python3 -B -m unittest discover -s tests/results -p $$t.py || rc=1; \
+	done; exit $$rc
 
 check-shell:
 	@$(TEST) "shellcheck of the workbench" shellcheck -x scripts/*.sh archs/*.sh guest/init guest/*.sh guest/steps/*.sh .ci/run

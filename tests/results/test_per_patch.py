@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Tests of scripts/per_patch.py, make per-patch's table, on the consoles
+of tests/bench/ taken as two kernels of a series."""
+
+import os
+import unittest
+
+import wbtest
+
+
+def per_patch(top, *names, protocol=None):
+    """per_patch.py's output and exit line, as expected-per-patch.txt has them."""
+    status, output = wbtest.run_script("per_patch.py", top, *names, protocol=protocol)
+    return output + f"exit: {status}\n"
+
+
+class FixturesTest(unittest.TestCase):
+
+    def test_each_case(self):
+        for case in wbtest.bench_cases():
+            with self.subTest(case=case):
+                top = os.path.join(wbtest.BENCH, case)
+                self.assertEqual(per_patch(top, "baseline", "patched"),
+                                 wbtest.read(os.path.join(top, "expected-per-patch.txt")))
+
+    def test_each_p50_against_the_one_before(self):
+        top = os.path.join(wbtest.BENCH, "good")
+        lines = per_patch(top, "baseline", "patched", "baseline").splitlines()
+        row = next(line for line in lines if line.startswith("lazy ") and " map " in line)
+        cells = row.split()
+        # baseline, patched, baseline again: no ratio first, then one each
+        self.assertEqual(len([c for c in cells if c.startswith("x")]), 2)
+
+    def test_a_missing_kernel_fails(self):
+        top = os.path.join(wbtest.BENCH, "good")
+        output = per_patch(top, "baseline", "none")
+        self.assertTrue(output.endswith("exit: 1\n"))
+        self.assertIn("FAILED none mode=off map=single granule=1", output)
+
+
+class RenamedTest(unittest.TestCase):
+
+    def test_renamed_mode(self):
+        renamed = wbtest.Renamed({"WB_MODE_LAZY": "fq"})
+        self.addCleanup(renamed.close)
+        top = renamed.copy_tree(os.path.join(wbtest.BENCH, "good"))
+        expected = wbtest.read(os.path.join(wbtest.BENCH, "good", "expected-per-patch.txt"))
+        expected = "\n".join("fq  " + line[4:] if line.startswith("lazy  ") else line
+                             for line in expected.split("\n"))
+        self.assertEqual(per_patch(top, "baseline", "patched", protocol=renamed.protocol),
+                         expected)
+
+
+if __name__ == "__main__":
+    unittest.main()

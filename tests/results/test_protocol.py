@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Tests of scripts/protocol.py and guest/protocol.sh: the Python reads what
+the shell sources, the data that names modes uses the protocol's, the
+module's fault line matches FAULTS, and the shell follows a rename."""
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+import wbtest
+import protocol
+
+
+def shell_values(shell, path, names):
+    """The values <shell> gets for <names> by sourcing <path>."""
+    script = '. "$1"; shift; for n; do eval "printf \'%s\\0\' \\"\\$$n\\""; done'
+    run = subprocess.run([*shell, "-c", script, "sh", path, *names],
+                         capture_output=True, text=True, check=True)
+    return dict(zip(names, run.stdout.split("\0")))
+
+
+class ParseTest(unittest.TestCase):
+
+    def test_plain_assignments_and_references(self):
+        values = protocol.parse('# a comment\nA=one\nB="two $A"\n\nC="${B} three"\n')
+        self.assertEqual(values, {"A": "one", "B": "two one", "C": "two one three"})
+
+    def test_undefined_reference_is_an_error(self):
+        with self.assertRaises(SystemExit) as err:
+            protocol.parse('A="$B"\n', "p.sh")
+        self.assertIn("p.sh:1: $B is not defined", str(err.exception))
+
+    def test_anything_but_an_assignment_is_an_error(self):
+        for line in ("export A=1", "A=$(uname)", "A=`uname`", "A=one two", "a=1",
+                     "A='one'", "A=\"x\" # comment"):
+            with self.subTest(line=line), self.assertRaises(SystemExit) as err:
+                protocol.parse(line + "\n", "p.sh")
+            self.assertIn("p.sh:1: not a plain assignment", str(err.exception))
+
+    def test_the_module_reads_the_file(self):
+        values = protocol.load(wbtest.PROTOCOL)
+        self.assertEqual(protocol.MODES, values["WB_MODES"].split())
+        self.assertEqual(protocol.END_MARKER, values["WB_END_MARKER"])
+        self.assertEqual(protocol.KIND_RUN, values["WB_KIND_RUN"])
+        for role in (protocol.MODE_DIRECT, protocol.MODE_LAZY, protocol.MODE_STRICT,
+                     protocol.MODE_CM):
+            self.assertIn(role, protocol.MODES)
+
+
+class ShellTest(unittest.TestCase):
+    """What the guest's busybox sh and the host's bash source is what
+    protocol.py reads."""
+
+    def test_shells_agree_with_python(self):
+        values = protocol.load(wbtest.PROTOCOL)
+        shells = [["bash"], ["sh"]] + ([["busybox", "sh"]] if shutil.which("busybox") else [])
+        for shell in shells:
+            with self.subTest(shell=shell[0]):
+                self.assertEqual(shell_values(shell, wbtest.PROTOCOL, list(values)), values)
+
+    def test_guest_end_follows_a_renamed_marker(self):
+        """scripts/lib.sh's guest_end() (boot.sh) reads WB_END_MARKER."""
+        renamed = wbtest.Renamed({"WB_END_MARKER": "# wb: done rc="})
+        self.addCleanup(renamed.close)
+        console = os.path.join(renamed.dir, "console.log")
+        with open(console, "w") as out:
+            out.write("boot\r\n# wb: end rc=0\r\n# wb: done rc=3\r\n")
+        run = subprocess.run(["bash", "-c", '. "$1"; . "$2"; guest_end "$3"', "sh",
+                              os.path.join(wbtest.SCRIPTS, "lib.sh"), renamed.protocol,
+                              console], capture_output=True, text=True, check=True)
+        self.assertEqual(run.stdout, "# wb: done rc=3\n")
+
+    @unittest.skipUnless(shutil.which("busybox"), "the guest's busybox is not installed")
+    def test_counters_follow_renamed_counters(self):
+        """guest/counters.sh prints the invalidation counts under the
+        protocol's names (with the guest's busybox: its awk program is
+        busybox awk's)."""
+        renamed = wbtest.Renamed({"WB_COUNT_PAGES": "inv_pages", "WB_COUNT_LOST": "dropped"})
+        self.addCleanup(renamed.close)
+        trace = os.path.join(renamed.dir, "trace")
+        os.makedirs(os.path.join(renamed.dir, "event"))
+        open(os.path.join(renamed.dir, "event", "enable"), "w").close()
+        with open(trace, "w") as out:
+            out.write("# entries-in-buffer/entries-written: 2/3   #P:1\n"
+                      " x-1 [000] 1.0: qi_submit: iotlb_inv dmar0: 0x32 0x1 0x0 0x0\n"
+                      " x-1 [000] 1.0: qi_submit: iotlb_inv dmar0: 0x22 0x1 0x0 0x0\n")
+        script = ('. "$1"; . "$2"; QI_TRACE="$3"; QI_EVENT="$3/event"; invalidations_off')
+        run = subprocess.run(["busybox", "sh", "-c", script, "sh", renamed.protocol,
+                              os.path.join(wbtest.ROOT, "guest", "counters.sh"), renamed.dir],
+                             capture_output=True, text=True, check=True)
+        self.assertEqual(run.stdout, '"inv_pages":2,"whole":1,"dropped":1,')
+
+
+class DataTest(unittest.TestCase):
+    """The data that names modes names the protocol's."""
+
+    def arch_modes(self, arch):
+        text = wbtest.read(os.path.join(wbtest.ROOT, "archs", arch + ".sh"))
+        return set(re.findall(r"\bappend_([a-z0-9_]+)=", text)) - {"all"}
+
+    def test_archs_define_protocol_modes(self):
+        self.assertEqual(self.arch_modes("x86_64"), set(protocol.MODES))
+        self.assertLessEqual(self.arch_modes("arm64"), set(protocol.MODES))
+
+    def test_boots_use_protocol_modes(self):
+        for line in wbtest.read(os.path.join(wbtest.ROOT, "configs", "boots")).splitlines():
+            if line.strip() and not line.startswith("#"):
+                self.assertIn(line.split()[3], protocol.MODES, line)
+
+
+class FaultsLineTest(unittest.TestCase):
+    """FAULTS must match what wb_dma_unmap.unmapped_iova_faults prints: if
+    the module's text changes, its result would vanish from make check."""
+
+    def module_lines(self):
+        """The case's kunit_info() lines as KUnit prints them, counts
+        filled in."""
+        source = wbtest.read(os.path.join(wbtest.ROOT, "modules", "wb_dma_test",
+                                          "wb_dma_test.c"))
+        case = protocol.VALUES["WB_FAULTS_LINE"].split(":")[0]
+        body = re.search(r"\nstatic void " + case + r"\(struct kunit \*test\)\n\{\n(.*?)\n\}\n",
+                         source, re.S)
+        self.assertIsNotNone(body, f"no function {case} in the module")
+        formats = re.findall(r'kunit_info\(test, "([^"]*)"', body.group(1))
+        return ["    # " + case + ": " + re.sub(r"%[a-z]+", "2", f).replace("\\n", "")
+                for f in formats]
+
+    def test_each_mode_line_of_the_module_matches(self):
+        modes = {m.group(1) for m in map(protocol.FAULTS.search, self.module_lines()) if m}
+        self.assertEqual(modes, {"lazy", "strict"})
+
+    def test_counts_are_captured(self):
+        match = protocol.FAULTS.search("    # unmapped_iova_faults: strict: stale-IOVA faults "
+                                       "seen 1 of 2 expected, 40 bytes touched")
+        self.assertEqual(match.groups(), ("strict", "1", "2", "40"))
+
+
+class ConsolesTest(unittest.TestCase):
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.dir)
+
+    def touch(self, *names):
+        for name in names:
+            open(os.path.join(self.dir, name), "w").close()
+
+    def test_modes_in_protocol_order_one_thread_first(self):
+        self.touch("strict.log", "off-smp.log", "off.log", "lazy.log.qemu", "lazy.log")
+        self.assertEqual([(m, os.path.basename(p)) for m, p in protocol.consoles(self.dir)],
+                         [("off", "off.log"), ("off", "off-smp.log"), ("lazy", "lazy.log"),
+                          ("strict", "strict.log")])
+
+    def test_unknown_mode_is_an_error(self):
+        self.touch("off.log", "nested.log")
+        with self.assertRaises(SystemExit) as err:
+            protocol.consoles(self.dir)
+        self.assertIn("nested.log: IOMMU mode 'nested' is not one of WB_MODES",
+                      str(err.exception))
+
+    def test_missing_directory_has_no_consoles(self):
+        self.assertEqual(protocol.consoles(os.path.join(self.dir, "none")), [])
+
+
+if __name__ == "__main__":
+    unittest.main()
