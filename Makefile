@@ -305,9 +305,10 @@ check-series: $(STATE)/patched.rev
 	@scripts/check-apply.sh $(TREE) patches $(CHECK)
 	@scripts/checkpatch.sh $(TREE) patches $(CHECK)
 
-# Every deliberate break of tests/breaks/ still applies: its text occurs
-# exactly once in the tree (make check-breaks runs them; this only keeps
-# them from going stale).
+# Every deliberate break of tests/breaks/ still applies: it has its fields,
+# names IOMMU modes of guest/protocol.sh and its text occurs exactly once in
+# the tree (make check-breaks runs them; this only keeps them from going
+# stale); a stale one fails, named with its file.
 check-breaks-apply: $(STATE)/patched.rev
 	@$(TEST) "the breaks of tests/breaks apply to the tree" python3 scripts/break.py --verify \
 		$(TREE) $(wildcard tests/breaks/*.json)

@@ -2,15 +2,19 @@
 # SPDX-License-Identifier: GPL-2.0
 # Check that each deliberate break of a KUnit suite fails the case it names:
 # for every break in <breaks.json>, apply it to the tree, build the kernel,
-# boot it running only that suite and record PASS if the named case failed;
-# then undo the break. The tree must be clean, and the kernel in <out> is
-# built from the clean tree again at the end (not for a suite on UML).
+# boot it running only that suite in each IOMMU mode the break names
+# (scripts/break.py --modes) and record PASS for each boot in which the
+# named case failed; then undo the break. A break whose text is not in the
+# tree exactly once fails, and the next one runs. The tree must be clean,
+# and the kernel in <out> is built from the clean tree again at the end
+# (not for a suite on UML).
 # A suite of the workbench's test modules names the guest job that loads
 # them ("job": "modules") and what its boot adds to the command line
 # ("append"); the guest's tool tests are suite "tool" of job "tool", whose
 # cases are guest/steps/tool.sh's tests; a suite that runs on UML names the
-# directory whose .kunitconfig builds it ("kunitconfig"); "mode" names the
-# IOMMU mode the suite boots in (archs/<arch>.sh; lazy unless set).
+# directory whose .kunitconfig builds it ("kunitconfig"); "modes" (or
+# "mode"), of the file or of a break, the IOMMU modes the suite boots in
+# (guest/protocol.sh, archs/<arch>.sh; lazy unless set).
 # Usage: breaks.sh <arch> <tree> <out> <image> <initramfs> <breaks.json> <results> <fragment>...
 #   image: the kernel image's path below <out>
 set -eu
@@ -27,9 +31,8 @@ field() { # <name> <default>
 suite=$(field suite "")
 job=$(field job probe)
 append=$(field append "")
-mode=$(field mode "")
 kunitconfig=$(field kunitconfig "")
-logs=$(dirname "$results")/breaks-$suite${mode:+-$mode}
+logs=$(dirname "$results")/breaks-$suite
 mkdir -p "$logs"
 [ -z "$(git -C "$tree" status --porcelain --untracked-files=no)" ] ||
 	die "$tree has uncommitted changes: commit them first"
@@ -41,36 +44,51 @@ undo() { git -C "$tree" checkout -q -- . && rm -f "$marker"; }
 trap undo EXIT
 trap 'exit 130' INT TERM HUP
 
-# Build the kernel with the break applied and run the suite, console to <log>.
-run_suite() { # <log> <fragment>...
-	log=$1
-	shift
-	if [ -n "$kunitconfig" ]; then
-		"$here/kunit-uml.sh" "$tree" "$(dirname "$results")/kunit-uml-breaks" \
-			"$kunitconfig" "$log" >/dev/null 2>&1 || true
-		return
-	fi
-	"$here/kbuild.sh" "$arch" "$tree" "$out" "$@" >"$log.build" 2>&1 || return 1
-	"$here/boot.sh" "$arch" "${mode:-lazy}" "$out/$image" "$initrd" "$log" 300 \
+# Boot the kernel with the break applied in <mode>, running only the suite.
+boot_suite() { # <mode> <log>
+	"$here/boot.sh" "$arch" "$1" "$out/$image" "$initrd" "$2" 300 \
 		"kunit.enable=1 kunit.filter_glob=$suite wb.job=$job $append" >/dev/null 2>&1 || true
 }
 
-# Whether the kernel with the break applied fails <case> of the suite.
-fails_case() { # <case> <log> <fragment>...
-	want=$1 log=$2
+# Record whether the console <log> shows <case> of the suite failed.
+check_case() { # <case> <log> <result name>
+	if [ -f "$2" ] && tr -d '\r' <"$2" | grep -Eq "^ +not ok [0-9]+ $1\$"; then
+		record "$results" PASS "$3"
+	else
+		record "$results" FAIL "$3" "it does not; console: $2"
+		rc=1
+	fi
+}
+
+# Run the suite with break <name> applied, in each of its modes.
+run_break() { # <name> <case> <fragment>...
+	local name=$1 case=$2 mode
 	shift 2
-	run_suite "$log" "$@" || return 1
-	tr -d '\r' <"$log" | grep -Eq "^ +not ok [0-9]+ $want\$"
+	if [ -n "$kunitconfig" ]; then
+		"$here/kunit-uml.sh" "$tree" "$(dirname "$results")/kunit-uml-breaks" \
+			"$kunitconfig" "$logs/$name.log" >/dev/null 2>&1 || true
+		check_case "$case" "$logs/$name.log" "break $name fails $suite.$case"
+		return
+	fi
+	# One build for every mode; a break that does not build boots nothing.
+	rm -f "$logs/$name"-*.log
+	if "$here/kbuild.sh" "$arch" "$tree" "$out" "$@" >"$logs/$name.build" 2>&1; then
+		for mode in $(python3 "$here/break.py" --modes "$json" "$name"); do
+			boot_suite "$mode" "$logs/$name-$mode.log"
+		done
+	fi
+	for mode in $(python3 "$here/break.py" --modes "$json" "$name"); do
+		check_case "$case" "$logs/$name-$mode.log" "break $name fails $suite.$case in $mode mode"
+	done
 }
 
 rc=0
 for name in $(python3 "$here/break.py" --list "$json"); do
 	echo "$name of $json" >"$marker"
-	case=$(python3 "$here/break.py" "$tree" "$json" "$name")
-	if fails_case "$case" "$logs/$name.log" "$@"; then
-		record "$results" PASS "break $name fails $suite.$case"
+	if case=$(python3 "$here/break.py" "$tree" "$json" "$name"); then
+		run_break "$name" "$case" "$@"
 	else
-		record "$results" FAIL "break $name fails $suite.$case" "it does not; console: $logs/$name.log"
+		record "$results" FAIL "break $name of $suite applies" "see make check-breaks-apply"
 		rc=1
 	fi
 	undo

@@ -8,12 +8,18 @@ import glob
 import json
 import os
 import shutil
+import subprocess
 import tempfile
 import unittest
 
 import wbtest
 
 BREAKS = sorted(glob.glob(os.path.join(wbtest.ROOT, "tests", "breaks", "*.json")))
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
 
 
 def break_py(*args):
@@ -92,14 +98,83 @@ class VerifyTest(ScratchTree):
             f"{stale}: missing-file: its text occurs 0 times in lib/none.c, not once"])
 
 
+class ModesTest(ScratchTree):
+
+    def test_a_break_s_modes_else_the_file_s_else_lazy(self):
+        path = self.breaks(self.brk("own", "a"), dict(self.brk("two", "b"), modes=["cm", "lazy"]),
+                           modes=["strict"])
+        self.assertEqual(break_py("--modes", path, "own"), (0, "strict\n"))
+        self.assertEqual(break_py("--modes", path, "two"), (0, "cm lazy\n"))
+        old_style = self.breaks(self.brk("one", "a"), mode="cm")
+        self.assertEqual(break_py("--modes", old_style, "one"), (0, "cm\n"))
+        self.assertEqual(break_py("--modes", self.breaks(self.brk("one", "a")), "one"),
+                         (0, "lazy\n"))
+
+    def test_verify_refuses_unknown_modes_and_incomplete_breaks(self):
+        path = self.breaks(dict(self.brk("m", "\treturn 1;\n"), modes=["nested"]),
+                           {"name": "no-fails", "file": "lib/a.c", "old": "int a", "new": ""})
+        status, output = break_py("--verify", self.tree, path)
+        self.assertEqual(status, 1)
+        self.assertIn("m: mode nested is not one of WB_MODES", output)
+        self.assertIn("no-fails: it has no fails", output)
+
+
+# scripts/breaks.sh with kbuild.sh and boot.sh standing in for the kernel
+# build and QEMU: the boot's console shows the case failing in every mode
+# but strict.
+FAKE_BOOT = """#!/bin/bash
+[ "$2" = strict ] || printf '    not ok 1 a_case\\r\\n' >"$5"
+[ "$2" != strict ] || printf '    ok 1 a_case\\n' >"$5"
+"""
+
+
+class BreaksShTest(ScratchTree):
+
+    def setUp(self):
+        super().setUp()
+        scripts = os.path.join(self.dir, "w", "scripts")
+        os.makedirs(scripts)
+        for name in ("breaks.sh", "break.py", "protocol.py", "lib.sh"):
+            shutil.copy(os.path.join(wbtest.SCRIPTS, name), scripts)
+        os.makedirs(os.path.join(self.dir, "w", "guest"))
+        shutil.copy(wbtest.PROTOCOL, os.path.join(self.dir, "w", "guest"))
+        for name, text in (("kbuild.sh", "#!/bin/bash\n"), ("boot.sh", FAKE_BOOT)):
+            with open(os.path.join(scripts, name), "w") as out:
+                out.write(text)
+            os.chmod(os.path.join(scripts, name), 0o755)
+        self.script = os.path.join(scripts, "breaks.sh")
+        git = ["git", "-C", self.tree, "-c", "user.name=t", "-c", "user.email=t@t"]
+        subprocess.run(git[:3] + ["init", "-q"], check=True)
+        subprocess.run(git + ["add", "-A"], check=True)
+        subprocess.run(git + ["commit", "-qm", "tree"], check=True)
+
+    def test_each_mode_and_a_stale_break_do_not_stop_the_rest(self):
+        path = self.breaks(dict(self.brk("both", "\treturn 1;\n", "\treturn 0;\n"),
+                                modes=["cm", "strict"]),
+                           self.brk("stale", "int c;\n"),
+                           self.brk("last", "int a(void)", "int a(int)"), job="modules")
+        results = os.path.join(self.dir, "check", "results")
+        os.makedirs(os.path.dirname(results))
+        run = subprocess.run(["bash", self.script, "x86_64", self.tree, "out", "image",
+                              "initrd", path, results], capture_output=True, text=True)
+        self.assertEqual(run.returncode, 1, run.stdout + run.stderr)
+        self.assertEqual(wbtest.read(results).splitlines(), [
+            "PASS break both fails suite.a_case in cm mode",
+            "FAIL break both fails suite.a_case in strict mode # it does not; console: "
+            f"{self.dir}/check/breaks-suite/both-strict.log",
+            "FAIL break stale of suite applies # see make check-breaks-apply",
+            "PASS break last fails suite.a_case in lazy mode"])
+        self.assertEqual(subprocess.run(["git", "-C", self.tree, "status", "--porcelain"],
+                                        capture_output=True, text=True).stdout, "")
+
+
 class BreakFilesTest(unittest.TestCase):
     """The break files of tests/breaks/ as data."""
 
     def test_each_break_is_complete_and_named_once(self):
         for path in BREAKS:
             with self.subTest(file=os.path.basename(path)):
-                with open(path) as f:
-                    data = json.load(f)
+                data = load(path)
                 self.assertTrue(data["suite"])
                 names = [b["name"] for b in data["breaks"]]
                 self.assertEqual(len(names), len(set(names)))
@@ -107,6 +182,28 @@ class BreakFilesTest(unittest.TestCase):
                     self.assertLessEqual({"name", "file", "old", "new", "fails"}, set(brk))
                     self.assertNotEqual(brk["old"], brk["new"], brk["name"])
 
+    def test_modes_are_the_protocol_s_and_the_arch_s(self):
+        import protocol
+        for path in BREAKS:
+            data = load(path)
+            arch = wbtest.read(os.path.join(wbtest.ROOT, "archs",
+                                            data.get("arch", "x86_64") + ".sh"))
+            for brk in data["breaks"]:
+                for mode in brk.get("modes") or data.get("modes") or [data.get("mode", "lazy")]:
+                    with self.subTest(file=os.path.basename(path), brk=brk["name"], mode=mode):
+                        self.assertIn(mode, protocol.MODES)
+                        self.assertIn(f"append_{mode}=", arch)
+
+    def test_no_break_is_copied_for_another_mode(self):
+        """A break of one suite in two files (one per mode) would go stale
+        twice: one break names both modes."""
+        seen = {}
+        for path in BREAKS:
+            data = load(path)
+            for brk in data["breaks"]:
+                key = (data["suite"], brk["file"], brk["old"], brk["new"])
+                self.assertFalse(key in seen, f"{brk['name']} of {path} is {seen.get(key)}")
+                seen[key] = f"{brk['name']} of {path}"
 
 if __name__ == "__main__":
     unittest.main()
