@@ -9,9 +9,8 @@
 #                      virtio-net), print baseline against patched (results/)
 #   make workloads     only the workloads, on their own two kernels
 #   make check         the test suite, what CI runs; ends "N passed, N failed"
-#   make check-results the results layer's unit tests (tests/results/): the
-#                      parsers, the tables and the protocol on saved consoles,
-#                      no kernel tree, no guest (part of check)
+#   make report        the benchmark and the workloads, then the report (what
+#                      make does)
 #   make tree          the series as commits on branch "series" of build/patched/linux
 #   make export        write that branch back to patches/, one series per part
 #   make posting GIT_NAME=... GIT_EMAIL=...   each part as mails for git
@@ -30,6 +29,27 @@
 #   make reset-tree    take patches/ again, dropping unexported tree commits
 #   make clean-results measure again on the next make
 #   make clean         remove build/ (ccache stays)
+#
+# The parts of check (check-tests runs them all, without the summary line),
+# each runnable alone; results in build/check/results:
+#   make check-series       each patch applies in order; checkpatch --strict
+#   make check-posting      make posting with a test sender
+#   make check-shell        shellcheck of every workbench script
+#   make check-results      the results layer's unit tests (tests/results/):
+#                           parsers, tables, protocol, break.py; no tree, no guest
+#   make check-parsers      guest-results.py, report.py and per_patch.py on the
+#                           saved consoles, exact results (the tree's kunit.py)
+#   make check-deps         deps.sh in a fresh Debian 12 root
+#   make check-breaks-apply every break of tests/breaks/ complete, its modes
+#                           known, its text once in the tree (break.py --verify)
+#   make check-x86_64, check-arm64
+#                           build the patched kernel, W=1 + sparse against the
+#                           pristine tree, the boots of configs/boots
+#   make check-pristine     Linux 7.3 as it is, built and booted on both
+#                           architectures (check-pristine-x86_64, -arm64)
+#   make check-iommupt      generic_pt's KUnit suites on UML
+#   make check-iova-uml     the iova suite on UML
+#   make check-debug-tests  the debug kernel's boots (check-debug: with summary)
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := all
