@@ -41,18 +41,20 @@
  * and a map through a table item not known to be flushed yet that item.
  *
  * Suite wb_dma_p2p (arm64, kernels with the series' P2PDMA declaration):
- * the module binds both ivshmem devices and registers their BAR2 as P2PDMA
- * memory, the first one's declared memory-like. edu writes into a page of
- * each through the SMMU, mapped the way dma-buf maps an exporter's memory
- * (pci_p2pdma_mmio_attrs() for the provider, then dma_map_phys() or
- * dma_iova_link()); the page-based mappers (blk-mq-dma, hmm) get the
- * same attributes through __pci_p2pdma_update_state(), which modules cannot
- * call. The data must land, and the page table must be asked for Normal-NC
- * (IOMMU_MMIO_NC) only for the declared memory. dma_map_resource() stays Device, and a register
- * BAR cannot be declared. QEMU's host bridge is not on P2PDMA's whitelist
- * (and the map type is not exported), so the suite maps as a mapper does
- * once P2PDMA said THRU_HOST_BRIDGE. QEMU's SMMU ignores memory types, so
- * the attributes are checked where the DMA layer hands them to
+ * edu writes through the SMMU into a page of an NVMe controller's CMB, which
+ * nvme-pci registers with P2PDMA and declares write-combinable, and into a
+ * page of an ivshmem BAR2 that the module registers, undeclared. Pages are
+ * mapped as P2PDMA's mappers map them: with the provider's attributes
+ * through dma_map_phys() and dma_iova_link() (dma-buf), and through
+ * dma_map_sg(), where P2PDMA gives them itself (the page route of
+ * blk-mq-dma and hmm too). QEMU's host bridge is not on P2PDMA's whitelist:
+ * while the suite runs, a probe makes edu's peers reachable through it. The
+ * data must land, and the page table must be asked for Normal-NC
+ * (IOMMU_MMIO_NC) for the CMB only, for MMIO without IOMMU_CACHE for the
+ * undeclared page, and for each page of a list of RAM and peer memory as
+ * what it is. dma_map_resource() stays Device; a register BAR, and a BAR
+ * whose memory is published, cannot be declared. QEMU's SMMU ignores memory
+ * types, so they are checked where the DMA layer hands them to
  * io-pgtable-arm.
  */
 #include <kunit/test.h>
@@ -67,6 +69,7 @@
 #include <linux/module.h>
 #include <linux/pci.h>
 #include <linux/pci-p2pdma.h>
+#include <linux/scatterlist.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/wait_bit.h>
@@ -1431,31 +1434,47 @@ static struct kunit_suite wb_dma_pgtable_suite = {
 	.test_cases = wb_dma_pgtable_cases,
 };
 
-#ifdef __DMA_ATTR_MMIO_NONDEVICE
-/* The ivshmem devices whose BAR2 the module registered as P2PDMA memory */
-static struct pci_dev *p2p_declared, *p2p_undeclared;
+#ifdef IOMMU_MMIO_NC
+/*
+ * The workbench gives arm64 guests an NVMe controller with a CMB, which
+ * nvme-pci registers with P2PDMA and declares write-combinable: there, a
+ * missing one is a broken set-up.
+ */
+static bool expect_cmb;
+module_param(expect_cmb, bool, 0444);
+MODULE_PARM_DESC(expect_cmb, "fail, not skip, the P2P suite without an NVMe CMB");
+
+/* An ivshmem whose BAR2 the module registered as P2PDMA memory, undeclared */
+static struct pci_dev *p2p_undeclared;
+/* An NVMe controller: nvme-pci registered and declared its CMB */
+static struct pci_dev *cmb_peer;
 
 static void need_p2p_peers(struct kunit *test)
 {
 	if (!edu)
 		kunit_skip(test, "no edu device (1234:11e8) bound");
-	if (!p2p_declared || !p2p_undeclared) {
-		if (expect_ivshmem)
-			KUNIT_FAIL_AND_ABORT(test, "two ivshmem peers expected, P2PDMA has %d",
-					     !!p2p_declared + !!p2p_undeclared);
-		kunit_skip(test, "no two ivshmem devices with P2PDMA memory");
-	}
+	if (!p2p_undeclared && expect_ivshmem)
+		KUNIT_FAIL_AND_ABORT(test, "no ivshmem with P2PDMA memory, yet expect_ivshmem=1");
+	if (!cmb_peer && expect_cmb)
+		KUNIT_FAIL_AND_ABORT(test, "no NVMe controller, yet expect_cmb=1");
+	if (!p2p_undeclared || !cmb_peer)
+		kunit_skip(test, "no ivshmem with P2PDMA memory or no NVMe controller");
 }
 
-/* The IOMMU prot io-pgtable-arm was last asked to map a watched address with */
-static phys_addr_t watched_paddr;
-static int watched_prot;
+/* The IOMMU prots io-pgtable-arm was last asked to map watched addresses with */
+#define P2P_WATCHED	2
+static phys_addr_t watched_paddr[P2P_WATCHED];
+static int watched_prot[P2P_WATCHED];
 
 static int record_leaf_prot(struct kprobe *kp, struct pt_regs *regs)
 {
 	/* arm_lpae_map_pages(ops, iova, paddr, pgsize, pgcount, prot, ...) */
-	if (regs_get_kernel_argument(regs, 2) == READ_ONCE(watched_paddr))
-		WRITE_ONCE(watched_prot, regs_get_kernel_argument(regs, 5));
+	phys_addr_t paddr = regs_get_kernel_argument(regs, 2);
+	int i;
+
+	for (i = 0; i < P2P_WATCHED; i++)
+		if (paddr && paddr == READ_ONCE(watched_paddr[i]))
+			WRITE_ONCE(watched_prot[i], regs_get_kernel_argument(regs, 5));
 	return 0;
 }
 
@@ -1464,158 +1483,341 @@ static struct kprobe leaf_prot_probe = {
 	.pre_handler = record_leaf_prot,
 };
 
-static bool leaf_prot_probe_registered;
+static void watch(int i, phys_addr_t paddr)
+{
+	WRITE_ONCE(watched_prot[i], -1);
+	WRITE_ONCE(watched_paddr[i], paddr);
+}
 
-/* The probe only where the peers are: elsewhere the cases skip */
+/* What of the memory type the page table was asked for */
+static int watched_type(struct kunit *test, int i)
+{
+	int prot = READ_ONCE(watched_prot[i]);
+
+	WRITE_ONCE(watched_paddr[i], 0);
+	KUNIT_ASSERT_GE_MSG(test, prot, 0, "io-pgtable-arm never mapped watched address %d", i);
+	return prot & (IOMMU_MMIO | IOMMU_MMIO_NC | IOMMU_CACHE);
+}
+
+/*
+ * QEMU's host bridges are not on P2PDMA's whitelist, so P2PDMA refuses every
+ * peer of edu. While the suite runs, this probe makes edu's peers reachable
+ * through the host bridge, as a whitelisted root complex does: the
+ * page-based route (pci_p2pdma_state(): iommu_dma_map_sg(), blk-mq-dma,
+ * hmm) then maps them, with their provider's attributes.
+ */
+struct p2p_state_call {
+	struct pci_p2pdma_map_state *state;
+	struct device *dev;
+};
+
+static int p2p_state_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct p2p_state_call *call = (struct p2p_state_call *)ri->data;
+
+	call->state = (void *)regs_get_kernel_argument(regs, 0);
+	call->dev = (void *)regs_get_kernel_argument(regs, 1);
+	return 0;
+}
+
+static int p2p_state_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct p2p_state_call *call = (struct p2p_state_call *)ri->data;
+
+	if (edu && call->dev == &edu->dev &&
+	    call->state->map == PCI_P2PDMA_MAP_NOT_SUPPORTED)
+		call->state->map = PCI_P2PDMA_MAP_THRU_HOST_BRIDGE;
+	return 0;
+}
+
+static struct kretprobe host_bridge_probe = {
+	.kp.symbol_name = "__pci_p2pdma_update_state",
+	.entry_handler = p2p_state_entry,
+	.handler = p2p_state_return,
+	.data_size = sizeof(struct p2p_state_call),
+	.maxactive = 4,
+};
+
+static bool p2p_probes_registered;
+
+/* The probes only where the peers are: elsewhere the cases skip */
 static int wb_dma_p2p_init(struct kunit_suite *suite)
 {
 	int ret;
 
-	if (!edu || !p2p_declared || !p2p_undeclared)
+	if (!edu || !p2p_undeclared || !cmb_peer)
 		return 0;
 	ret = register_kprobe(&leaf_prot_probe);
-	leaf_prot_probe_registered = !ret;
-	return ret;
+	if (ret)
+		return ret;
+	ret = register_kretprobe(&host_bridge_probe);
+	if (ret) {
+		unregister_kprobe(&leaf_prot_probe);
+		return ret;
+	}
+	p2p_probes_registered = true;
+	return 0;
 }
 
 static void wb_dma_p2p_exit(struct kunit_suite *suite)
 {
-	if (leaf_prot_probe_registered)
-		unregister_kprobe(&leaf_prot_probe);
-	leaf_prot_probe_registered = false;
+	if (!p2p_probes_registered)
+		return;
+	unregister_kretprobe(&host_bridge_probe);
+	unregister_kprobe(&leaf_prot_probe);
+	p2p_probes_registered = false;
+}
+
+/* The BAR of @peer that holds @phys */
+static int bar_of(struct pci_dev *peer, phys_addr_t phys)
+{
+	int bar;
+
+	for (bar = 0; bar < PCI_STD_NUM_BARS; bar++)
+		if (pci_resource_len(peer, bar) &&
+		    phys >= pci_resource_start(peer, bar) &&
+		    phys <= pci_resource_end(peer, bar))
+			return bar;
+	return -1;
+}
+
+/* A page of @peer's P2P memory, its BAR cleared through a CPU mapping */
+struct p2p_page {
+	struct pci_dev *peer;
+	void *mem;
+	phys_addr_t phys;
+	void __iomem *cpu;
+	unsigned long attrs;	/* its provider's */
+};
+
+static void p2p_page_get(struct kunit *test, struct p2p_page *p, struct pci_dev *peer)
+{
+	struct p2pdma_provider *provider;
+	int bar;
+
+	p->peer = peer;
+	p->mem = pci_alloc_p2pmem(peer, PAGE_SIZE);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, p->mem, "no P2P memory of %s", pci_name(peer));
+	p->phys = virt_to_phys(p->mem);
+	bar = bar_of(peer, p->phys);
+	KUNIT_ASSERT_GE(test, bar, 0);
+	provider = pcim_p2pdma_provider(peer, bar);
+	KUNIT_ASSERT_NOT_NULL(test, provider);
+	p->attrs = provider->dma_mapping_flags;
+	p->cpu = pci_iomap_range(peer, bar, p->phys - pci_resource_start(peer, bar),
+				 PAGE_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, p->cpu);
+	bar_clear(p->cpu, EDU_TRANSFER);
+}
+
+/* Free the page; whether the pattern for @seed landed in it */
+static bool p2p_page_put(struct p2p_page *p, u8 seed)
+{
+	bool landed = bar_bytes_matching(p->cpu, EDU_TRANSFER, seed) == EDU_TRANSFER;
+
+	pci_iounmap(p->peer, p->cpu);
+	pci_free_p2pmem(p->peer, p->mem, PAGE_SIZE);
+	return landed;
 }
 
 /* How a case maps the P2P page for edu */
-enum p2p_map_api { P2P_MAP_PHYS, P2P_IOVA_LINK, P2P_MAP_RESOURCE };
+enum p2p_map_api { P2P_MAP_PHYS, P2P_IOVA_LINK, P2P_MAP_RESOURCE, P2P_MAP_SG };
 
-static dma_addr_t p2p_map(enum p2p_map_api api, struct dma_iova_state *ist,
-			  phys_addr_t phys, size_t len, unsigned long attrs)
+struct p2p_mapping {
+	enum p2p_map_api api;
+	struct dma_iova_state ist;
+	struct scatterlist sg;
+	dma_addr_t iova;
+};
+
+static dma_addr_t p2p_map(struct p2p_mapping *m, struct p2p_page *p)
 {
-	switch (api) {
+	switch (m->api) {
 	case P2P_MAP_PHYS:
-		return dma_map_phys(&edu->dev, phys, len, DMA_FROM_DEVICE, attrs);
+		return dma_map_phys(&edu->dev, p->phys, PAGE_SIZE, DMA_FROM_DEVICE, p->attrs);
 	case P2P_IOVA_LINK:
-		if (!dma_iova_try_alloc(&edu->dev, ist, phys, len) ||
-		    dma_iova_link(&edu->dev, ist, phys, 0, len, DMA_FROM_DEVICE, attrs) ||
-		    dma_iova_sync(&edu->dev, ist, 0, len))
+		if (!dma_iova_try_alloc(&edu->dev, &m->ist, p->phys, PAGE_SIZE) ||
+		    dma_iova_link(&edu->dev, &m->ist, p->phys, 0, PAGE_SIZE, DMA_FROM_DEVICE,
+				  p->attrs) ||
+		    dma_iova_sync(&edu->dev, &m->ist, 0, PAGE_SIZE))
 			return DMA_MAPPING_ERROR;
-		return ist->addr;
+		return m->ist.addr;
 	case P2P_MAP_RESOURCE:
-		/* even asked for non-Device, a resource stays Device */
-		return dma_map_resource(&edu->dev, phys, len, DMA_FROM_DEVICE, attrs);
+		/* even passed P2PDMA's attributes, a resource stays Device */
+		return dma_map_resource(&edu->dev, p->phys, PAGE_SIZE, DMA_FROM_DEVICE,
+					p->attrs);
+	case P2P_MAP_SG:
+		/* the page route: P2PDMA gives the attributes itself */
+		sg_init_table(&m->sg, 1);
+		sg_set_page(&m->sg, virt_to_page(p->mem), PAGE_SIZE, 0);
+		if (dma_map_sg(&edu->dev, &m->sg, 1, DMA_FROM_DEVICE) != 1)
+			return DMA_MAPPING_ERROR;
+		return sg_dma_address(&m->sg);
 	}
 	return DMA_MAPPING_ERROR;
 }
 
-static void p2p_unmap(enum p2p_map_api api, struct dma_iova_state *ist,
-		      dma_addr_t iova, size_t len, unsigned long attrs)
+static void p2p_unmap(struct p2p_mapping *m, struct p2p_page *p)
 {
-	switch (api) {
+	switch (m->api) {
 	case P2P_MAP_PHYS:
-		dma_unmap_phys(&edu->dev, iova, len, DMA_FROM_DEVICE, attrs);
+		dma_unmap_phys(&edu->dev, m->iova, PAGE_SIZE, DMA_FROM_DEVICE, p->attrs);
 		break;
 	case P2P_IOVA_LINK:
-		dma_iova_destroy(&edu->dev, ist, len, DMA_FROM_DEVICE, attrs);
+		dma_iova_destroy(&edu->dev, &m->ist, PAGE_SIZE, DMA_FROM_DEVICE, p->attrs);
 		break;
 	case P2P_MAP_RESOURCE:
-		dma_unmap_resource(&edu->dev, iova, len, DMA_FROM_DEVICE, 0);
+		dma_unmap_resource(&edu->dev, m->iova, PAGE_SIZE, DMA_FROM_DEVICE, 0);
+		break;
+	case P2P_MAP_SG:
+		dma_unmap_sg(&edu->dev, &m->sg, 1, DMA_FROM_DEVICE);
 		break;
 	}
 }
 
 /*
  * Have edu write a pattern into a P2P page of @peer mapped with @api, check
- * that it landed, and return the IOMMU prot the page table got for it.
+ * that it landed, and return the memory type the page table got for it.
  */
 static int p2p_dma_into(struct kunit *test, struct pci_dev *peer,
 			enum p2p_map_api api, u8 seed)
 {
-	struct p2pdma_provider *provider = pcim_p2pdma_provider(peer, IVSHMEM_BAR_SHMEM);
-	struct dma_iova_state ist = {};
-	size_t len = EDU_TRANSFER;
-	unsigned long attrs;
-	void __iomem *cpu;
-	phys_addr_t phys;
-	dma_addr_t iova;
-	size_t landed;
-	void *mem;
+	struct p2p_mapping m = { .api = api };
+	struct p2p_page p;
+	bool landed;
 	int ret;
 
-	KUNIT_ASSERT_NOT_NULL(test, provider);
-	mem = pci_alloc_p2pmem(peer, len);
-	KUNIT_ASSERT_NOT_NULL(test, mem);
-	phys = virt_to_phys(mem);
-	attrs = pci_p2pdma_mmio_attrs(provider, &edu->dev, phys, len);
-	cpu = pci_iomap_range(peer, IVSHMEM_BAR_SHMEM,
-			      phys - pci_resource_start(peer, IVSHMEM_BAR_SHMEM), len);
-	KUNIT_ASSERT_NOT_NULL(test, cpu);
-	bar_clear(cpu, len);
+	p2p_page_get(test, &p, peer);
+	watch(0, p.phys);
+	m.iova = p2p_map(&m, &p);
+	ret = dma_mapping_error(&edu->dev, m.iova) ?:
+	      edu_write_pattern(m.iova, EDU_TRANSFER, seed);
+	if (!dma_mapping_error(&edu->dev, m.iova))
+		p2p_unmap(&m, &p);
+	landed = p2p_page_put(&p, seed);
 
-	WRITE_ONCE(watched_prot, -1);
-	WRITE_ONCE(watched_paddr, phys);
-	iova = p2p_map(api, &ist, phys, len, attrs);
-	WRITE_ONCE(watched_paddr, 0);
-	ret = dma_mapping_error(&edu->dev, iova) ?: edu_write_pattern(iova, len, seed);
-	if (!dma_mapping_error(&edu->dev, iova))
-		p2p_unmap(api, &ist, iova, len, attrs);
-	landed = bar_bytes_matching(cpu, len, seed);
-	pci_iounmap(peer, cpu);
-	pci_free_p2pmem(peer, mem, len);
-
-	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "mapping %pa for edu or edu's DMA failed", &phys);
-	kunit_info(test, "%zu of %zu bytes landed in %s BAR2 at %pa, IOVA %pad, attrs %#lx, prot %#x\n",
-		   landed, len, pci_name(peer), &phys, &iova, attrs, watched_prot);
-	KUNIT_EXPECT_EQ(test, landed, len);
-	KUNIT_ASSERT_GE_MSG(test, watched_prot, 0, "io-pgtable-arm never mapped %pa", &phys);
-	return watched_prot & (IOMMU_MMIO | IOMMU_MMIO_NC);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "mapping %pa for edu or edu's DMA failed", &p.phys);
+	kunit_info(test, "DMA into %s at %pa through IOVA %pad, attrs %#lx, prot %#x, %s\n",
+		   pci_name(peer), &p.phys, &m.iova, p.attrs, READ_ONCE(watched_prot[0]),
+		   landed ? "landed" : "did not land");
+	KUNIT_EXPECT_TRUE(test, landed);
+	return watched_type(test, 0);
 }
 
-static void declared_memory_maps_normal_nc(struct kunit *test)
+/* nvme-pci declares its CMB: peers map it Normal-NC */
+static void cmb_maps_write_combined(struct kunit *test)
 {
 	need_p2p_peers(test);
-	KUNIT_EXPECT_EQ(test, p2p_dma_into(test, p2p_declared, P2P_MAP_PHYS, 0x31),
+	KUNIT_EXPECT_EQ(test, p2p_dma_into(test, cmb_peer, P2P_MAP_PHYS, 0x31),
 			IOMMU_MMIO | IOMMU_MMIO_NC);
 }
 
-static void declared_memory_links_normal_nc(struct kunit *test)
+static void cmb_links_write_combined(struct kunit *test)
 {
 	need_p2p_peers(test);
-	KUNIT_EXPECT_EQ(test, p2p_dma_into(test, p2p_declared, P2P_IOVA_LINK, 0x32),
+	KUNIT_EXPECT_EQ(test, p2p_dma_into(test, cmb_peer, P2P_IOVA_LINK, 0x32),
+			IOMMU_MMIO | IOMMU_MMIO_NC);
+}
+
+static void cmb_sg_maps_write_combined(struct kunit *test)
+{
+	need_p2p_peers(test);
+	KUNIT_EXPECT_EQ(test, p2p_dma_into(test, cmb_peer, P2P_MAP_SG, 0x33),
 			IOMMU_MMIO | IOMMU_MMIO_NC);
 }
 
 static void undeclared_memory_maps_device(struct kunit *test)
 {
 	need_p2p_peers(test);
-	KUNIT_EXPECT_EQ(test, p2p_dma_into(test, p2p_undeclared, P2P_MAP_PHYS, 0x33),
+	KUNIT_EXPECT_EQ(test, p2p_dma_into(test, p2p_undeclared, P2P_MAP_PHYS, 0x34),
+			IOMMU_MMIO);
+}
+
+/* map_sg maps peer memory as MMIO, never cacheable, as every other mapper does */
+static void undeclared_sg_maps_device(struct kunit *test)
+{
+	need_p2p_peers(test);
+	KUNIT_EXPECT_EQ(test, p2p_dma_into(test, p2p_undeclared, P2P_MAP_SG, 0x35),
+			IOMMU_MMIO);
+}
+
+/* dma_map_resource() keeps its Device semantics, declared memory or not */
+static void resource_of_declared_memory_stays_device(struct kunit *test)
+{
+	need_p2p_peers(test);
+	KUNIT_EXPECT_EQ(test, p2p_dma_into(test, cmb_peer, P2P_MAP_RESOURCE, 0x36),
 			IOMMU_MMIO);
 }
 
 /*
- * dma_map_resource() keeps its Device semantics, declared memory or not, and
- * even when its caller passes P2PDMA's attributes
+ * A list of a RAM page and a peer page: each is mapped as what it is, at
+ * the IOVA the layout gave it, and edu's DMA through both lands.
  */
-static void resource_of_declared_memory_stays_device(struct kunit *test)
+static void mixed_sg_maps_each_page_as_its_kind(struct kunit *test)
 {
+	struct scatterlist sg[2];
+	struct p2p_page p;
+	dma_addr_t iova;
+	u8 *ram;
+	int ret;
+
 	need_p2p_peers(test);
-	KUNIT_EXPECT_EQ(test, p2p_dma_into(test, p2p_declared, P2P_MAP_RESOURCE, 0x34),
-			IOMMU_MMIO);
+	ram = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ram);
+	p2p_page_get(test, &p, p2p_undeclared);
+	sg_init_table(sg, 2);
+	sg_set_buf(&sg[0], ram, PAGE_SIZE);
+	sg_set_page(&sg[1], virt_to_page(p.mem), PAGE_SIZE, 0);
+	watch(0, virt_to_phys(ram));
+	watch(1, p.phys);
+	ret = dma_map_sg(&edu->dev, sg, 2, DMA_FROM_DEVICE);
+	iova = ret > 0 ? sg_dma_address(sg) : DMA_MAPPING_ERROR;
+	/* both pages are whole granules: the peer page follows the RAM page */
+	if (ret > 0) {
+		ret = edu_write_pattern(iova, EDU_TRANSFER, 0x37) ?:
+		      edu_write_pattern(iova + PAGE_SIZE, EDU_TRANSFER, 0x38);
+		dma_unmap_sg(&edu->dev, sg, 2, DMA_FROM_DEVICE);
+	} else {
+		ret = -EIO;
+	}
+	KUNIT_EXPECT_TRUE(test, p2p_page_put(&p, 0x38));
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "mapping the list for edu or edu's DMA failed");
+	KUNIT_EXPECT_EQ(test, pattern_mismatches(ram, EDU_TRANSFER, 0x37), 0);
+	KUNIT_EXPECT_EQ(test, watched_type(test, 0), IOMMU_CACHE);
+	KUNIT_EXPECT_EQ(test, watched_type(test, 1), IOMMU_MMIO);
 }
 
-/* Registers are never memory-like: their BAR cannot be declared */
-static void register_bar_cannot_be_declared(struct kunit *test)
+/* Registers are not memory: a BAR that is not prefetchable cannot be declared */
+static void non_prefetchable_bar_cannot_be_declared(struct kunit *test)
 {
 	need_p2p_peers(test);
-	KUNIT_EXPECT_EQ(test, pci_p2pdma_declare_nondevice(p2p_undeclared, IVSHMEM_BAR_REGS),
-			-EINVAL);
+	/* edu's BAR0: 1 MiB of registers; edu is no P2PDMA provider either */
+	KUNIT_EXPECT_EQ(test, pci_p2pdma_declare_write_combine(edu, 0), -EINVAL);
+}
+
+/* Once its memory is published or in use, a BAR's mapping type cannot change */
+static void published_memory_cannot_be_declared(struct kunit *test)
+{
+	struct p2p_page p;
+	int ret;
+
+	need_p2p_peers(test);
+	p2p_page_get(test, &p, cmb_peer);
+	ret = pci_p2pdma_declare_write_combine(cmb_peer, bar_of(cmb_peer, p.phys));
+	p2p_page_put(&p, 0);
+	KUNIT_EXPECT_EQ(test, ret, -EBUSY);
 }
 
 static struct kunit_case wb_dma_p2p_cases[] = {
-	KUNIT_CASE(declared_memory_maps_normal_nc),
-	KUNIT_CASE(declared_memory_links_normal_nc),
+	KUNIT_CASE(cmb_maps_write_combined),
+	KUNIT_CASE(cmb_links_write_combined),
+	KUNIT_CASE(cmb_sg_maps_write_combined),
 	KUNIT_CASE(undeclared_memory_maps_device),
+	KUNIT_CASE(undeclared_sg_maps_device),
 	KUNIT_CASE(resource_of_declared_memory_stays_device),
-	KUNIT_CASE(register_bar_cannot_be_declared),
+	KUNIT_CASE(mixed_sg_maps_each_page_as_its_kind),
+	KUNIT_CASE(non_prefetchable_bar_cannot_be_declared),
+	KUNIT_CASE(published_memory_cannot_be_declared),
 	{}
 };
 
@@ -1626,123 +1828,20 @@ static struct kunit_suite wb_dma_p2p_suite = {
 	.test_cases = wb_dma_p2p_cases,
 };
 
-/*
- * Not a test: with p2p_map_loops=N the module times N map/unmap pairs of a
- * P2P page in each of four ways and prints the mean nanoseconds of each:
- * declared memory with the attributes P2PDMA gives, asked once (as blk-mq-dma
- * and hmm ask once per provider change) and asked on every map (as dma-buf
- * asks once per range), undeclared memory asked on every map, and undeclared
- * memory with DMA_ATTR_MMIO alone, as Linux 7.3 maps all P2P memory
- * (Device). The four alternate in rounds, after a round of warm-up,
- * so that none gains from running later. Under TCG with -icount that is
- * guest instructions, not what an SMMU costs.
- */
-static unsigned int p2p_map_loops;
-module_param(p2p_map_loops, uint, 0444);
-MODULE_PARM_DESC(p2p_map_loops, "time this many P2P map/unmap pairs at load (0: none)");
-
-#define P2P_COST_ROUNDS	10
-
-struct p2p_map_way {
-	const char *name;
-	struct pci_dev **peer;
-	enum { ASK_NEVER, ASK_ONCE, ASK_EVERY_MAP } ask; /* never: DMA_ATTR_MMIO */
-	u64 map_ns, unmap_ns;
-};
-
-static int p2p_time_maps(struct p2p_map_way *way, unsigned int loops)
-{
-	struct pci_dev *peer = *way->peer;
-	struct p2pdma_provider *provider = pcim_p2pdma_provider(peer, IVSHMEM_BAR_SHMEM);
-	unsigned long attrs = DMA_ATTR_MMIO;
-	size_t len = PAGE_SIZE;
-	unsigned int i;
-	dma_addr_t iova;
-	u64 t0, t1;
-	void *mem;
-	int ret = 0;
-
-	mem = pci_alloc_p2pmem(peer, len);
-	if (!mem)
-		return -ENOMEM;
-	if (way->ask == ASK_ONCE)
-		attrs = pci_p2pdma_mmio_attrs(provider, &edu->dev, virt_to_phys(mem), len);
-	for (i = 0; i < loops; i++) {
-		t0 = ktime_get_ns();
-		if (way->ask == ASK_EVERY_MAP)
-			attrs = pci_p2pdma_mmio_attrs(provider, &edu->dev,
-						      virt_to_phys(mem), len);
-		iova = dma_map_phys(&edu->dev, virt_to_phys(mem), len, DMA_TO_DEVICE, attrs);
-		t1 = ktime_get_ns();
-		ret = dma_mapping_error(&edu->dev, iova);
-		if (ret)
-			break;
-		dma_unmap_phys(&edu->dev, iova, len, DMA_TO_DEVICE, attrs);
-		way->map_ns += t1 - t0;
-		way->unmap_ns += ktime_get_ns() - t1;
-	}
-	pci_free_p2pmem(peer, mem, len);
-	return ret;
-}
-
-static void p2p_report_map_cost(void)
-{
-	struct p2p_map_way ways[] = {
-		{ "as-7.3", &p2p_undeclared, ASK_NEVER },
-		{ "declared, asked once", &p2p_declared, ASK_ONCE },
-		{ "declared, asked per map", &p2p_declared, ASK_EVERY_MAP },
-		{ "undeclared, asked per map", &p2p_undeclared, ASK_EVERY_MAP },
-	};
-	unsigned int loops = p2p_map_loops / P2P_COST_ROUNDS, round, w;
-	int ret = 0;
-
-	if (!loops || !edu || !p2p_declared || !p2p_undeclared)
-		return;
-	for (round = 0; round <= P2P_COST_ROUNDS && !ret; round++) {
-		for (w = 0; w < ARRAY_SIZE(ways) && !ret; w++) {
-			if (round == 1)	/* round 0 warmed up */
-				ways[w].map_ns = ways[w].unmap_ns = 0;
-			ret = p2p_time_maps(&ways[w], loops);
-		}
-	}
-	if (ret) {
-		pr_err("wb_dma_test: p2p map cost: error %d\n", ret);
-		return;
-	}
-	loops *= P2P_COST_ROUNDS;
-	for (w = 0; w < ARRAY_SIZE(ways); w++)
-		pr_warn("wb_dma_test: p2p map cost: %s map %llu unmap %llu ns (%u pairs, map %llu/1000 of as-7.3)\n",
-			ways[w].name, div_u64(ways[w].map_ns, loops),
-			div_u64(ways[w].unmap_ns, loops), loops,
-			div64_u64(ways[w].map_ns * 1000, ways[0].map_ns ?: 1));
-}
-
-/*
- * Bind every ivshmem and register its BAR2 as P2PDMA memory: the first
- * one's declared memory-like, the second one's not.
- */
+/* Bind every ivshmem and register its BAR2 as P2PDMA memory, undeclared */
 static int wb_ivshmem_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	int ret = pcim_enable_device(pdev);
 
 	if (!ret)
 		ret = pci_p2pdma_add_resource(pdev, IVSHMEM_BAR_SHMEM, 0, 0);
-	if (ret)
-		return ret;
-	if (!p2p_declared) {
-		ret = pci_p2pdma_declare_nondevice(pdev, IVSHMEM_BAR_SHMEM);
-		if (!ret)
-			p2p_declared = pdev;
-	} else if (!p2p_undeclared) {
+	if (!ret && !p2p_undeclared)
 		p2p_undeclared = pdev;
-	}
 	return ret;
 }
 
 static void wb_ivshmem_remove(struct pci_dev *pdev)
 {
-	if (pdev == p2p_declared)
-		p2p_declared = NULL;
 	if (pdev == p2p_undeclared)
 		p2p_undeclared = NULL;
 }
@@ -1759,22 +1858,25 @@ static struct pci_driver wb_ivshmem_driver = {
 	.remove = wb_ivshmem_remove,
 };
 
-static int register_ivshmem_driver(void)
+/* The peers: the ivshmem devices, bound here, and an NVMe controller */
+static int p2p_peers_get(void)
 {
+	cmb_peer = pci_get_class(PCI_CLASS_STORAGE_EXPRESS, NULL);
 	return pci_register_driver(&wb_ivshmem_driver);
 }
 
-static void unregister_ivshmem_driver(void)
+static void p2p_peers_put(void)
 {
 	pci_unregister_driver(&wb_ivshmem_driver);
+	pci_dev_put(cmb_peer);
+	cmb_peer = NULL;
 }
 #define WB_DMA_P2P_SUITE &wb_dma_p2p_suite,
 #else
-static void p2p_report_map_cost(void) {}
-static int register_ivshmem_driver(void) { return 0; }
-static void unregister_ivshmem_driver(void) {}
+static int p2p_peers_get(void) { return 0; }
+static void p2p_peers_put(void) {}
 #define WB_DMA_P2P_SUITE
-#endif /* __DMA_ATTR_MMIO_NONDEVICE */
+#endif /* IOMMU_MMIO_NC */
 
 /*
  * wb_dma_pgtable runs before wb_dma_unmap: its cases need two one-page
@@ -1827,7 +1929,7 @@ static int __init wb_dma_test_init(void)
 {
 	int ret;
 
-	ret = register_ivshmem_driver();
+	ret = p2p_peers_get();
 	if (ret)
 		return ret;
 	ivshmem = pci_get_device(IVSHMEM_VENDOR, IVSHMEM_DEVICE, NULL);
@@ -1841,9 +1943,7 @@ static int __init wb_dma_test_init(void)
 		pci_dev_put(ivshmem);
 	}
 	if (ret)
-		unregister_ivshmem_driver();
-	else
-		p2p_report_map_cost();
+		p2p_peers_put();
 	return ret;
 }
 module_init(wb_dma_test_init);
@@ -1855,7 +1955,7 @@ static void __exit wb_dma_test_exit(void)
 		pci_disable_device(ivshmem);
 		pci_dev_put(ivshmem);
 	}
-	unregister_ivshmem_driver();
+	p2p_peers_put();
 }
 module_exit(wb_dma_test_exit);
 
