@@ -48,14 +48,15 @@
  * through dma_map_phys() and dma_iova_link() (dma-buf), and through
  * dma_map_sg(), where P2PDMA gives them itself (the page route of
  * blk-mq-dma and hmm too). QEMU's host bridge is not on P2PDMA's whitelist:
- * while the suite runs, a probe makes edu's peers reachable through it. The
- * data must land, and the page table must be asked for Normal-NC
- * (IOMMU_MMIO_NC) for the CMB only, for MMIO without IOMMU_CACHE for the
- * undeclared page, and for each page of a list of RAM and peer memory as
- * what it is. dma_map_resource() stays Device; a register BAR, and a BAR
- * whose memory is published, cannot be declared. QEMU's SMMU ignores memory
- * types, so they are checked where the DMA layer hands them to
- * io-pgtable-arm.
+ * while the suite runs, a probe makes edu's peers reachable through it (or,
+ * for one case, behind edu's own switch). The data must land, and the page
+ * table must be asked for Normal-NC (IOMMU_MMIO_NC) for the CMB only: for
+ * MMIO without IOMMU_CACHE for the undeclared page, even when the caller
+ * asks for write-combining; for each page of a list of RAM and peer memory
+ * as what it is, at the IOVA the layout gave it. dma_map_resource() stays
+ * Device; a register BAR cannot be declared, nor a BAR whose memory is
+ * published or allocated. QEMU's SMMU ignores memory types, so they are
+ * checked where the DMA layer hands them to io-pgtable-arm.
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
@@ -1444,8 +1445,11 @@ static bool expect_cmb;
 module_param(expect_cmb, bool, 0444);
 MODULE_PARM_DESC(expect_cmb, "fail, not skip, the P2P suite without an NVMe CMB");
 
-/* An ivshmem whose BAR2 the module registered as P2PDMA memory, undeclared */
-static struct pci_dev *p2p_undeclared;
+/*
+ * The ivshmem devices whose BAR2 the module registered as P2PDMA memory,
+ * undeclared: the first, and the second, whose BAR2 follows the first's
+ */
+static struct pci_dev *p2p_undeclared, *p2p_adjacent;
 /* An NVMe controller: nvme-pci registered and declared its CMB */
 static struct pci_dev *cmb_peer;
 
@@ -1520,12 +1524,19 @@ static int p2p_state_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return 0;
 }
 
+/* A provider a case wants edu to reach as if behind its own switch */
+static struct p2pdma_provider *bus_addr_provider;
+
 static int p2p_state_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct p2p_state_call *call = (struct p2p_state_call *)ri->data;
 
-	if (edu && call->dev == &edu->dev &&
-	    call->state->map == PCI_P2PDMA_MAP_NOT_SUPPORTED)
+	if (!edu || call->dev != &edu->dev ||
+	    call->state->map != PCI_P2PDMA_MAP_NOT_SUPPORTED)
+		return 0;
+	if (call->state->mem == READ_ONCE(bus_addr_provider))
+		call->state->map = PCI_P2PDMA_MAP_BUS_ADDR;
+	else
 		call->state->map = PCI_P2PDMA_MAP_THRU_HOST_BRIDGE;
 	return 0;
 }
@@ -1625,6 +1636,7 @@ enum p2p_map_api { P2P_MAP_PHYS, P2P_IOVA_LINK, P2P_MAP_RESOURCE, P2P_MAP_SG };
 
 struct p2p_mapping {
 	enum p2p_map_api api;
+	unsigned long caller_attrs;	/* what the caller adds to P2PDMA's */
 	struct dma_iova_state ist;
 	struct scatterlist sg;
 	dma_addr_t iova;
@@ -1634,7 +1646,8 @@ static dma_addr_t p2p_map(struct p2p_mapping *m, struct p2p_page *p)
 {
 	switch (m->api) {
 	case P2P_MAP_PHYS:
-		return dma_map_phys(&edu->dev, p->phys, PAGE_SIZE, DMA_FROM_DEVICE, p->attrs);
+		return dma_map_phys(&edu->dev, p->phys, PAGE_SIZE, DMA_FROM_DEVICE,
+				    p->attrs | m->caller_attrs);
 	case P2P_IOVA_LINK:
 		if (!dma_iova_try_alloc(&edu->dev, &m->ist, p->phys, PAGE_SIZE) ||
 		    dma_iova_link(&edu->dev, &m->ist, p->phys, 0, PAGE_SIZE, DMA_FROM_DEVICE,
@@ -1650,7 +1663,8 @@ static dma_addr_t p2p_map(struct p2p_mapping *m, struct p2p_page *p)
 		/* the page route: P2PDMA gives the attributes itself */
 		sg_init_table(&m->sg, 1);
 		sg_set_page(&m->sg, virt_to_page(p->mem), PAGE_SIZE, 0);
-		if (dma_map_sg(&edu->dev, &m->sg, 1, DMA_FROM_DEVICE) != 1)
+		if (dma_map_sg_attrs(&edu->dev, &m->sg, 1, DMA_FROM_DEVICE,
+				     m->caller_attrs) != 1)
 			return DMA_MAPPING_ERROR;
 		return sg_dma_address(&m->sg);
 	}
@@ -1679,10 +1693,10 @@ static void p2p_unmap(struct p2p_mapping *m, struct p2p_page *p)
  * Have edu write a pattern into a P2P page of @peer mapped with @api, check
  * that it landed, and return the memory type the page table got for it.
  */
-static int p2p_dma_into(struct kunit *test, struct pci_dev *peer,
-			enum p2p_map_api api, u8 seed)
+static int p2p_dma_into_attrs(struct kunit *test, struct pci_dev *peer,
+			      enum p2p_map_api api, unsigned long caller_attrs, u8 seed)
 {
-	struct p2p_mapping m = { .api = api };
+	struct p2p_mapping m = { .api = api, .caller_attrs = caller_attrs };
 	struct p2p_page p;
 	bool landed;
 	int ret;
@@ -1702,6 +1716,12 @@ static int p2p_dma_into(struct kunit *test, struct pci_dev *peer,
 		   landed ? "landed" : "did not land");
 	KUNIT_EXPECT_TRUE(test, landed);
 	return watched_type(test, 0);
+}
+
+static int p2p_dma_into(struct kunit *test, struct pci_dev *peer,
+			enum p2p_map_api api, u8 seed)
+{
+	return p2p_dma_into_attrs(test, peer, api, 0, seed);
 }
 
 /* nvme-pci declares its CMB: peers map it Normal-NC */
@@ -1738,6 +1758,23 @@ static void undeclared_sg_maps_device(struct kunit *test)
 {
 	need_p2p_peers(test);
 	KUNIT_EXPECT_EQ(test, p2p_dma_into(test, p2p_undeclared, P2P_MAP_SG, 0x35),
+			IOMMU_MMIO);
+}
+
+/* Only the owner declares: a caller asking for write-combining gets Device */
+static void undeclared_memory_refuses_callers_wc(struct kunit *test)
+{
+	need_p2p_peers(test);
+	KUNIT_EXPECT_EQ(test, p2p_dma_into_attrs(test, p2p_undeclared, P2P_MAP_PHYS,
+						 DMA_ATTR_WRITE_COMBINE, 0x3a),
+			IOMMU_MMIO);
+}
+
+static void undeclared_sg_refuses_callers_wc(struct kunit *test)
+{
+	need_p2p_peers(test);
+	KUNIT_EXPECT_EQ(test, p2p_dma_into_attrs(test, p2p_undeclared, P2P_MAP_SG,
+						 DMA_ATTR_WRITE_COMBINE, 0x3b),
 			IOMMU_MMIO);
 }
 
@@ -1787,24 +1824,80 @@ static void mixed_sg_maps_each_page_as_its_kind(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, watched_type(test, 1), IOMMU_MMIO);
 }
 
+/*
+ * A host-bridge page, a bus-address page whose address continues it (the
+ * second ivshmem's BAR2 follows the first's; the probe makes edu reach it
+ * as if behind its own switch) and a RAM page: the list maps, and the RAM
+ * page lies at the IOVA after the first page's, where the layout put it.
+ */
+static void bus_segment_keeps_the_next_run_in_place(struct kunit *test)
+{
+	phys_addr_t end, first, after;
+	struct iommu_domain *domain;
+	struct scatterlist sg[3];
+	dma_addr_t iova;
+	void *ram;
+	int n;
+
+	need_p2p_peers(test);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, p2p_adjacent, "no second ivshmem with P2PDMA memory");
+	end = pci_resource_end(p2p_undeclared, IVSHMEM_BAR_SHMEM) + 1;
+	KUNIT_ASSERT_EQ_MSG(test, pci_resource_start(p2p_adjacent, IVSHMEM_BAR_SHMEM), end,
+			    "the ivshmem BAR2s are not adjacent");
+	ram = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ram);
+	domain = iommu_get_domain_for_dev(&edu->dev);
+	KUNIT_ASSERT_NOT_NULL(test, domain);
+
+	sg_init_table(sg, 3);
+	sg_set_page(&sg[0], pfn_to_page(PHYS_PFN(end - PAGE_SIZE)), PAGE_SIZE, 0);
+	sg_set_page(&sg[1], pfn_to_page(PHYS_PFN(end)), PAGE_SIZE, 0);
+	sg_set_buf(&sg[2], ram, PAGE_SIZE);
+	WRITE_ONCE(bus_addr_provider, pcim_p2pdma_provider(p2p_adjacent, IVSHMEM_BAR_SHMEM));
+	n = dma_map_sg(&edu->dev, sg, 3, DMA_FROM_DEVICE);
+	WRITE_ONCE(bus_addr_provider, NULL);
+	KUNIT_ASSERT_GT_MSG(test, n, 0, "the list did not map");
+	iova = sg_dma_address(&sg[0]);
+	first = iommu_iova_to_phys(domain, iova);
+	after = iommu_iova_to_phys(domain, iova + PAGE_SIZE);
+	dma_unmap_sg(&edu->dev, sg, 3, DMA_FROM_DEVICE);
+
+	kunit_info(test, "IOVA %pad: %pa, next page %pa\n", &iova, &first, &after);
+	KUNIT_EXPECT_EQ(test, first, end - PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, after, virt_to_phys(ram));
+}
+
 /* Registers are not memory: a BAR that is not prefetchable cannot be declared */
 static void non_prefetchable_bar_cannot_be_declared(struct kunit *test)
 {
 	need_p2p_peers(test);
-	/* edu's BAR0: 1 MiB of registers; edu is no P2PDMA provider either */
-	KUNIT_EXPECT_EQ(test, pci_p2pdma_declare_write_combine(edu, 0), -EINVAL);
+	/* NVMe's BAR0: its registers and doorbells, of a P2PDMA provider */
+	KUNIT_EXPECT_EQ(test, pci_p2pdma_declare_write_combine(cmb_peer, 0), -EINVAL);
 }
 
-/* Once its memory is published or in use, a BAR's mapping type cannot change */
+/* Once its memory is published, a BAR's mapping type cannot change */
 static void published_memory_cannot_be_declared(struct kunit *test)
 {
-	struct p2p_page p;
 	int ret;
 
 	need_p2p_peers(test);
-	p2p_page_get(test, &p, cmb_peer);
-	ret = pci_p2pdma_declare_write_combine(cmb_peer, bar_of(cmb_peer, p.phys));
-	p2p_page_put(&p, 0);
+	pci_p2pmem_publish(p2p_undeclared, true);
+	ret = pci_p2pdma_declare_write_combine(p2p_undeclared, IVSHMEM_BAR_SHMEM);
+	pci_p2pmem_publish(p2p_undeclared, false);
+	KUNIT_EXPECT_EQ(test, ret, -EBUSY);
+}
+
+/* Nor while any of it is allocated */
+static void allocated_memory_cannot_be_declared(struct kunit *test)
+{
+	void *mem;
+	int ret;
+
+	need_p2p_peers(test);
+	mem = pci_alloc_p2pmem(p2p_undeclared, PAGE_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, mem);
+	ret = pci_p2pdma_declare_write_combine(p2p_undeclared, IVSHMEM_BAR_SHMEM);
+	pci_free_p2pmem(p2p_undeclared, mem, PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, ret, -EBUSY);
 }
 
@@ -1814,10 +1907,14 @@ static struct kunit_case wb_dma_p2p_cases[] = {
 	KUNIT_CASE(cmb_sg_maps_write_combined),
 	KUNIT_CASE(undeclared_memory_maps_device),
 	KUNIT_CASE(undeclared_sg_maps_device),
+	KUNIT_CASE(undeclared_memory_refuses_callers_wc),
+	KUNIT_CASE(undeclared_sg_refuses_callers_wc),
 	KUNIT_CASE(resource_of_declared_memory_stays_device),
 	KUNIT_CASE(mixed_sg_maps_each_page_as_its_kind),
+	KUNIT_CASE(bus_segment_keeps_the_next_run_in_place),
 	KUNIT_CASE(non_prefetchable_bar_cannot_be_declared),
 	KUNIT_CASE(published_memory_cannot_be_declared),
+	KUNIT_CASE(allocated_memory_cannot_be_declared),
 	{}
 };
 
@@ -1837,6 +1934,8 @@ static int wb_ivshmem_probe(struct pci_dev *pdev, const struct pci_device_id *id
 		ret = pci_p2pdma_add_resource(pdev, IVSHMEM_BAR_SHMEM, 0, 0);
 	if (!ret && !p2p_undeclared)
 		p2p_undeclared = pdev;
+	else if (!ret && !p2p_adjacent)
+		p2p_adjacent = pdev;
 	return ret;
 }
 
@@ -1844,6 +1943,8 @@ static void wb_ivshmem_remove(struct pci_dev *pdev)
 {
 	if (pdev == p2p_undeclared)
 		p2p_undeclared = NULL;
+	if (pdev == p2p_adjacent)
+		p2p_adjacent = NULL;
 }
 
 static const struct pci_device_id wb_ivshmem_ids[] = {
