@@ -32,12 +32,15 @@ debootstrap --variant=minbase bookworm "$root" "$archive" >"$work/debootstrap.lo
 	die "debootstrap of Debian 12 failed"
 }
 
-mkdir -p "$root/wb"
-cp "$(dirname "$0")/deps.sh" "$(dirname "$0")/lib.sh" "$root/wb/"
+# deps.sh and lib.sh where they sit in the checkout: lib.sh sources
+# ../guest/protocol.sh.
+mkdir -p "$root/wb/scripts" "$root/wb/guest"
+cp "$(dirname "$0")/deps.sh" "$(dirname "$0")/lib.sh" "$root/wb/scripts/"
+cp "$(dirname "$0")/../guest/protocol.sh" "$root/wb/guest/"
 # Some maintainer scripts read /proc; apt manages without it where it
 # cannot be mounted.
 if ! findmnt "$root/proc" >/dev/null && ! mount -t proc proc "$root/proc"; then
 	warn "could not mount /proc in $root: installing without it"
 fi
-chroot "$root" bash /wb/deps.sh
+chroot "$root" bash /wb/scripts/deps.sh
 say "a fresh Debian 12 has every command the workbench calls after deps.sh"
