@@ -1825,6 +1825,36 @@ static void mixed_sg_maps_each_page_as_its_kind(struct kunit *test)
 }
 
 /*
+ * A caller passing DMA_ATTR_MMIO | DMA_ATTR_WRITE_COMBINE for a list of a
+ * peer page and a page of its own: neither was declared, both stay Device.
+ */
+static void callers_wc_sg_leaves_every_page_device(struct kunit *test)
+{
+	const unsigned long attrs = DMA_ATTR_MMIO | DMA_ATTR_WRITE_COMBINE;
+	struct scatterlist sg[2];
+	struct p2p_page p;
+	void *ram;
+	int n;
+
+	need_p2p_peers(test);
+	ram = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ram);
+	p2p_page_get(test, &p, p2p_undeclared);
+	sg_init_table(sg, 2);
+	sg_set_page(&sg[0], virt_to_page(p.mem), PAGE_SIZE, 0);
+	sg_set_buf(&sg[1], ram, PAGE_SIZE);
+	watch(0, p.phys);
+	watch(1, virt_to_phys(ram));
+	n = dma_map_sg_attrs(&edu->dev, sg, 2, DMA_FROM_DEVICE, attrs);
+	if (n > 0)
+		dma_unmap_sg_attrs(&edu->dev, sg, 2, DMA_FROM_DEVICE, attrs);
+	p2p_page_put(&p, 0);
+	KUNIT_ASSERT_GT_MSG(test, n, 0, "the list did not map");
+	KUNIT_EXPECT_EQ(test, watched_type(test, 0), IOMMU_MMIO);
+	KUNIT_EXPECT_EQ(test, watched_type(test, 1), IOMMU_MMIO);
+}
+
+/*
  * A host-bridge page, a bus-address page whose address continues it (the
  * second ivshmem's BAR2 follows the first's; the probe makes edu reach it
  * as if behind its own switch) and a RAM page: the list maps, and the RAM
@@ -1911,6 +1941,7 @@ static struct kunit_case wb_dma_p2p_cases[] = {
 	KUNIT_CASE(undeclared_sg_refuses_callers_wc),
 	KUNIT_CASE(resource_of_declared_memory_stays_device),
 	KUNIT_CASE(mixed_sg_maps_each_page_as_its_kind),
+	KUNIT_CASE(callers_wc_sg_leaves_every_page_device),
 	KUNIT_CASE(bus_segment_keeps_the_next_run_in_place),
 	KUNIT_CASE(non_prefetchable_bar_cannot_be_declared),
 	KUNIT_CASE(published_memory_cannot_be_declared),
