@@ -1897,6 +1897,34 @@ static void bus_segment_keeps_the_next_run_in_place(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, after, virt_to_phys(ram));
 }
 
+/*
+ * A range that starts in the declared CMB and runs past its end (into what
+ * follows the BAR) is not all declared memory: it stays Device. Mapped
+ * only, no DMA.
+ */
+static void range_past_declared_memory_stays_device(struct kunit *test)
+{
+	struct p2p_page p;
+	phys_addr_t last;
+	dma_addr_t iova;
+	int bar;
+
+	need_p2p_peers(test);
+	p2p_page_get(test, &p, cmb_peer);
+	bar = bar_of(cmb_peer, p.phys);
+	p2p_page_put(&p, 0);
+	last = pci_resource_end(cmb_peer, bar) + 1 - PAGE_SIZE;
+	KUNIT_ASSERT_TRUE_MSG(test, is_pci_p2pdma_page(pfn_to_page(PHYS_PFN(last))),
+			      "the CMB does not reach its BAR's last page");
+	watch(0, last);
+	iova = dma_map_phys(&edu->dev, last, 2 * PAGE_SIZE, DMA_FROM_DEVICE, p.attrs);
+	KUNIT_ASSERT_FALSE(test, dma_mapping_error(&edu->dev, iova));
+	dma_unmap_phys(&edu->dev, iova, 2 * PAGE_SIZE, DMA_FROM_DEVICE, p.attrs);
+	kunit_info(test, "%pa + 2 pages, attrs %#lx, prot %#x\n", &last, p.attrs,
+		   READ_ONCE(watched_prot[0]));
+	KUNIT_EXPECT_EQ(test, watched_type(test, 0), IOMMU_MMIO);
+}
+
 /* Registers are not memory: a BAR that is not prefetchable cannot be declared */
 static void non_prefetchable_bar_cannot_be_declared(struct kunit *test)
 {
@@ -1943,6 +1971,7 @@ static struct kunit_case wb_dma_p2p_cases[] = {
 	KUNIT_CASE(mixed_sg_maps_each_page_as_its_kind),
 	KUNIT_CASE(callers_wc_sg_leaves_every_page_device),
 	KUNIT_CASE(bus_segment_keeps_the_next_run_in_place),
+	KUNIT_CASE(range_past_declared_memory_stays_device),
 	KUNIT_CASE(non_prefetchable_bar_cannot_be_declared),
 	KUNIT_CASE(published_memory_cannot_be_declared),
 	KUNIT_CASE(allocated_memory_cannot_be_declared),
