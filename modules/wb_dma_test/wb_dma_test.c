@@ -1787,6 +1787,25 @@ static void resource_of_declared_memory_stays_device(struct kunit *test)
 }
 
 /*
+ * A list of a RAM page (watched as 0) and a page of the undeclared peer
+ * (watched as 1); returns the RAM page
+ */
+static u8 *ram_and_peer_list(struct kunit *test, struct scatterlist *sg,
+			     struct p2p_page *p)
+{
+	u8 *ram = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, ram);
+	p2p_page_get(test, p, p2p_undeclared);
+	sg_init_table(sg, 2);
+	sg_set_buf(&sg[0], ram, PAGE_SIZE);
+	sg_set_page(&sg[1], virt_to_page(p->mem), PAGE_SIZE, 0);
+	watch(0, virt_to_phys(ram));
+	watch(1, p->phys);
+	return ram;
+}
+
+/*
  * A list of a RAM page and a peer page: each is mapped as what it is, at
  * the IOVA the layout gave it, and edu's DMA through both lands.
  */
@@ -1799,14 +1818,7 @@ static void mixed_sg_maps_each_page_as_its_kind(struct kunit *test)
 	int ret;
 
 	need_p2p_peers(test);
-	ram = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, ram);
-	p2p_page_get(test, &p, p2p_undeclared);
-	sg_init_table(sg, 2);
-	sg_set_buf(&sg[0], ram, PAGE_SIZE);
-	sg_set_page(&sg[1], virt_to_page(p.mem), PAGE_SIZE, 0);
-	watch(0, virt_to_phys(ram));
-	watch(1, p.phys);
+	ram = ram_and_peer_list(test, sg, &p);
 	ret = dma_map_sg(&edu->dev, sg, 2, DMA_FROM_DEVICE);
 	iova = ret > 0 ? sg_dma_address(sg) : DMA_MAPPING_ERROR;
 	/* both pages are whole granules: the peer page follows the RAM page */
@@ -1826,25 +1838,17 @@ static void mixed_sg_maps_each_page_as_its_kind(struct kunit *test)
 
 /*
  * A caller passing DMA_ATTR_MMIO | DMA_ATTR_WRITE_COMBINE for a list of a
- * peer page and a page of its own: neither was declared, both stay Device.
+ * page of its own and a peer page: neither was declared, both stay Device.
  */
 static void callers_wc_sg_leaves_every_page_device(struct kunit *test)
 {
 	const unsigned long attrs = DMA_ATTR_MMIO | DMA_ATTR_WRITE_COMBINE;
 	struct scatterlist sg[2];
 	struct p2p_page p;
-	void *ram;
 	int n;
 
 	need_p2p_peers(test);
-	ram = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, ram);
-	p2p_page_get(test, &p, p2p_undeclared);
-	sg_init_table(sg, 2);
-	sg_set_page(&sg[0], virt_to_page(p.mem), PAGE_SIZE, 0);
-	sg_set_buf(&sg[1], ram, PAGE_SIZE);
-	watch(0, p.phys);
-	watch(1, virt_to_phys(ram));
+	ram_and_peer_list(test, sg, &p);
 	n = dma_map_sg_attrs(&edu->dev, sg, 2, DMA_FROM_DEVICE, attrs);
 	if (n > 0)
 		dma_unmap_sg_attrs(&edu->dev, sg, 2, DMA_FROM_DEVICE, attrs);
