@@ -104,49 +104,66 @@ export WB_BASELINE_PATCHES := $(BASELINE_PATCHES)
 ICOUNT ?= 1
 
 B := build
+comma := ,
 STATE := $(B)/state
 TREE := $(B)/patched/linux
 RESULTS := results
 CHECK := $(B)/check/results
-# Each architecture's facts (kernel image, cross compiler, QEMU machine,
-# console, IOMMU modes) are data in archs/<arch>.sh.
+# Each architecture's facts are data in archs/<arch>.sh: the kernel image,
+# cross compiler, QEMU machine, console and IOMMU modes its scripts read, and
+# what the rules below read: IMAGE_<arch>, FRAGMENTS_<arch> (its kernels'
+# config fragments), BUSYBOX_<arch>, MODULES_<arch> (the test modules),
+# COMPAT_<arch> (a 32-bit ABI the tools are also built for) and ALONE_<arch>
+# (objects W=1 and sparse compile alone).
 ARCHS := x86_64 arm64
-FRAGMENTS_x86_64 := configs/common.config configs/x86_64.config
-FRAGMENTS_arm64 := configs/common.config configs/arm64.config
-$(foreach a,$(ARCHS),$(eval IMAGE_$(a) := $(shell . archs/$(a).sh && echo "$$image")))
-# The tools each guest gets beside the tree's own and Linux 7.3's and
-# 6.12's (dma_map_benchmark-<name>, scripts/tools.sh): the series' (for
-# Linux 7.3 as it is), and on x86_64 the tree's and 7.3's built for i386,
-# 32-bit callers.
-TOOLS := series
-TOOLS_x86_64 := i386 7.3-i386
-BUSYBOX_x86_64 := /bin/busybox
-BUSYBOX_arm64 := $(B)/busybox-arm64
-# The workbench's test modules (modules/<name>/), built out of tree against
-# each kernel and loaded by the check job (its resource suite needs arm64's
-# ivshmem; its unmap suites run on both).
-MODULES_x86_64 := wb_dma_test
-MODULES_arm64 := wb_dma_test
+ARCH_FACTS := image fragments busybox modules compat alone
+$(foreach a,$(ARCHS),$(foreach f,$(ARCH_FACTS),\
+	$(eval $(shell echo $(f) | tr a-z A-Z)_$(a) := $(shell . archs/$(a).sh && echo "$$$(f)"))))
+# The kernels, as a table (configs/kernels: kernel, tree, architecture, more
+# config fragments, what its initramfs carries), each turned into its rules
+# by kernel_rules below; TREE_<kernel>, ARCH_<kernel>, MORE_<kernel> and
+# GUEST_<kernel> hold its columns.
+KERNEL_TABLE := configs/kernels
+KERNEL_ROWS := $(shell awk '!/^\#/ && NF == 5 { print $$1 "|" $$2 "|" $$3 "|" $$4 "|" $$5 }' $(KERNEL_TABLE))
+KERNELS := $(foreach r,$(KERNEL_ROWS),$(firstword $(subst |, ,$(r))))
+$(foreach r,$(KERNEL_ROWS),$(eval row := $(subst |, ,$(r)))\
+	$(eval TREE_$(word 1,$(row)) := $(word 2,$(row)))\
+	$(eval ARCH_$(word 1,$(row)) := $(word 3,$(row)))\
+	$(eval MORE_$(word 1,$(row)) := $(filter-out -,$(subst $(comma), ,$(word 4,$(row)))))\
+	$(eval GUEST_$(word 1,$(row)) := $(subst $(comma), ,$(word 5,$(row)))))
 # The guest boots of check, as a table (label, architecture, kernel, IOMMU
-# mode, whether the built-in suites count, time limit, command line).
+# mode, whether the built-in suites count, devices, time limit, command line).
 BOOTS := configs/boots
 GUEST := $(wildcard guest/init guest/*.sh guest/steps/*.sh)
 STAGE := scripts/stage.sh
 TEST := scripts/test.sh $(CHECK)
 
-# build/<baseline|patched>/... for one architecture
-# (pattern rules below: check-<arch> targets are not .PHONY for that reason)
-kernel = $(B)/$(1)/out-$(2)/$(IMAGE_$(2))
-tools = $(B)/$(1)/tools-$(2)/dma_map_benchmark
-initramfs = $(B)/$(1)/initramfs-$(2).cpio.gz
-modules = $(foreach m,$(MODULES_$(2)),$(B)/$(1)/modules-$(2)/$(m)/$(m).ko)
-# The workload kernels and their initramfs (section 3b)
-FRAGMENTS_workload := $(FRAGMENTS_x86_64) configs/workload.config
-workload_kernel = $(B)/$(1)/out-workload/$(IMAGE_x86_64)
-workload_initramfs = $(B)/$(1)/initramfs-workload.cpio.gz
+# What the rules build for kernel <dir>/<variant> of configs/kernels, all in
+# build/<dir>/: $(call out,patched/x86_64) is build/patched/out-x86_64.
+kdir = $(B)/$(patsubst %/,%,$(dir $(1)))
+out = $(call kdir,$(1))/out-$(notdir $(1))
+kernel = $(call out,$(1))/$(IMAGE_$(ARCH_$(1)))
+fragments = $(FRAGMENTS_$(ARCH_$(1))) $(MORE_$(1))
+tools = $(call kdir,$(1))/tools-$(notdir $(1))/dma_map_benchmark
+modules = $(if $(filter modules,$(GUEST_$(1))),\
+	$(foreach m,$(MODULES_$(ARCH_$(1))),$(call kdir,$(1))/modules-$(notdir $(1))/$(m)/$(m).ko))
+initramfs = $(call kdir,$(1))/initramfs-$(notdir $(1)).cpio.gz
+# The tools each guest gets (scripts/tools.sh): the tree's own, Linux 7.3's
+# and 6.12's unmodified, the series' (for Linux 7.3 as it is), and the
+# tree's and 7.3's for the architecture's 32-bit ABI, if it has one.
+tool_names = dma_map_benchmark $(addprefix dma_map_benchmark-,7.3 6.12 series \
+	$(if $(COMPAT_$(ARCH_$(1))),$(COMPAT_$(ARCH_$(1))) 7.3-$(COMPAT_$(ARCH_$(1)))))
+# The workbench's NVMe reader, for the workload step
 RANDREAD := $(B)/randread/randread
+# The programs and modules kernel <kernel>'s initramfs carries, and the
+# files it is made from (the tools' other programs come with the first)
+guest_files = $(if $(filter tools,$(GUEST_$(1))),\
+	$(addprefix $(dir $(call tools,$(1))),$(call tool_names,$(1)))) \
+	$(call modules,$(1)) $(if $(filter randread,$(GUEST_$(1))),$(RANDREAD))
+guest_prerequisites = $(if $(filter tools,$(GUEST_$(1))),$(call tools,$(1))) \
+	$(call modules,$(1)) $(if $(filter randread,$(GUEST_$(1))),$(RANDREAD))
 # The kselftest KTAP helpers the guest's steps print their results with
-ktap_helpers = $(B)/$(1)/linux/tools/testing/selftests/kselftest/ktap_helpers.sh
+ktap_helpers = $(B)/$(TREE_$(1))/linux/tools/testing/selftests/kselftest/ktap_helpers.sh
 
 .PHONY: all per-patch report workloads check check-tests check-series check-posting check-shell check-pristine tree export posting \
 	check-breaks-apply check-results \
@@ -209,41 +226,41 @@ $(BUSYBOX_x86_64): | $(STATE)/deps
 $(BUSYBOX_arm64): | $(STATE)/deps
 	@$(STAGE) "arm64 busybox" scripts/busybox-arm64.sh $@
 
-define arch_rules
-$(B)/%/out-$(1)/$(IMAGE_$(1)): $(STATE)/%.rev $(FRAGMENTS_$(1)) scripts/kbuild.sh scripts/kconfig.sh
-	@$(STAGE) "$$* $(1) kernel" scripts/kbuild.sh $(1) $(B)/$$*/linux $(B)/$$*/out-$(1) $(FRAGMENTS_$(1))
+$(RANDREAD): workload/randread.c | $(STATE)/deps
+	@mkdir -p $(dir $@)
+	@gcc -static -O2 -Wall -Wextra -Werror -o $@ $<
 
-$(B)/%/tools-$(1)/dma_map_benchmark: $(B)/%/out-$(1)/$(IMAGE_$(1)) $(OLD_TOOL)/stamp \
-		$(STATE)/patched.rev scripts/tools.sh
-	@$(STAGE) "$$* $(1) tools/dma" scripts/tools.sh $(1) $(B)/$$*/linux $(OLD_TOOL) \
-		$(TREE) $(B)/$$*/tools-$(1)
+# The rules of one kernel of configs/kernels: its image from its tree and
+# config fragments, its tools, its test modules, its initramfs.
+define kernel_rules
+$(call kernel,$(1)): $(STATE)/$(TREE_$(1)).rev $(call fragments,$(1)) scripts/kbuild.sh scripts/kconfig.sh
+	@$(STAGE) "$(1) kernel" scripts/kbuild.sh $(ARCH_$(1)) $(B)/$(TREE_$(1))/linux $(call out,$(1)) \
+		$(call fragments,$(1))
 
-$(B)/%/initramfs-$(1).cpio.gz: $(B)/%/tools-$(1)/dma_map_benchmark $(call modules,%,$(1)) \
-		$(BUSYBOX_$(1)) $(GUEST) scripts/initramfs.sh
-	@$(STAGE) "$$* $(1) initramfs" scripts/initramfs.sh $(BUSYBOX_$(1)) guest $$@ \
-		$(call ktap_helpers,$$*) $$< $$<-7.3 $$<-6.12 $(TOOLS:%=$$<-%) $(TOOLS_$(1):%=$$<-%) \
-		$(call modules,$$*,$(1))
-endef
-$(foreach arch,$(ARCHS),$(eval $(call arch_rules,$(arch))))
+$(call tools,$(1)): $(call kernel,$(1)) $(OLD_TOOL)/stamp $(STATE)/patched.rev scripts/tools.sh
+	@$(STAGE) "$(1) tools/dma" scripts/tools.sh $(ARCH_$(1)) $(B)/$(TREE_$(1))/linux $(OLD_TOOL) \
+		$(TREE) $(dir $(call tools,$(1)))
 
-define module_rules
-$(B)/%/modules-$(1)/$(2)/$(2).ko: $(B)/%/out-$(1)/$(IMAGE_$(1)) $(wildcard modules/$(2)/*) scripts/module.sh
-	@$(STAGE) "$$* $(1) module $(2)" scripts/module.sh $(1) $(B)/$$*/linux $(B)/$$*/out-$(1) \
-		modules/$(2) $(B)/$$*/modules-$(1)/$(2)
-endef
-$(foreach arch,$(ARCHS),$(foreach m,$(MODULES_$(arch)),$(eval $(call module_rules,$(arch),$(m)))))
+$(foreach m,$(call modules,$(1)),
+$(m): $(call kernel,$(1)) $(wildcard modules/$(basename $(notdir $(m)))/*) scripts/module.sh
+	@$(STAGE) "$(1) module $(basename $(notdir $(m)))" scripts/module.sh $(ARCH_$(1)) \
+		$(B)/$(TREE_$(1))/linux $(call out,$(1)) modules/$(basename $(notdir $(m))) $(dir $(m))
+)
 
-# Named here so that make never takes them for intermediate files, which it
+$(call initramfs,$(1)): $(call guest_prerequisites,$(1)) $(BUSYBOX_$(ARCH_$(1))) $(GUEST) scripts/initramfs.sh
+	@$(STAGE) "$(1) initramfs" scripts/initramfs.sh $(BUSYBOX_$(ARCH_$(1))) guest $$@ \
+		$(call ktap_helpers,$(1)) $(call guest_files,$(1))
+
+# Named so that make never takes them for intermediate files, which it
 # would delete after use and not remake when missing.
-BUILT := $(foreach v,baseline patched pristine,$(foreach a,$(ARCHS),\
-	$(call kernel,$(v),$(a)) $(call tools,$(v),$(a)) $(call initramfs,$(v),$(a)) \
-	$(call modules,$(v),$(a)))) \
-	$(foreach v,baseline patched,$(call workload_kernel,$(v)) $(call workload_initramfs,$(v)))
+BUILT += $(call kernel,$(1)) $(call guest_prerequisites,$(1)) $(call initramfs,$(1))
+endef
+$(foreach k,$(KERNELS),$(eval $(call kernel_rules,$(k))))
 $(BUILT):
 
 ## 3. Benchmark: both x86_64 kernels in every IOMMU mode, then the report
 
-$(STATE)/accel: $(call kernel,patched,x86_64) $(call initramfs,patched,x86_64)
+$(STATE)/accel: $(call kernel,patched/x86_64) $(call initramfs,patched/x86_64)
 	@scripts/accel.sh $^ $(B)/accel-probe.log >$@
 
 $(STATE)/matrix: FORCE
@@ -252,34 +269,22 @@ $(STATE)/matrix: FORCE
 	@if cmp -s $@.new $@; then rm $@.new; else mv $@.new $@; fi
 
 # Baseline and patched boot side by side, one mode after the other.
-$(B)/results/done: $(foreach v,baseline patched,$(call kernel,$(v),x86_64) $(call initramfs,$(v),x86_64)) \
+$(B)/results/done: $(foreach v,baseline patched,$(call kernel,$(v)/x86_64) $(call initramfs,$(v)/x86_64)) \
 		$(STATE)/matrix $(STATE)/accel
 	@WB_ACCEL=$$(cat $(STATE)/accel) WB_ICOUNT=$(ICOUNT) \
 		$(STAGE) "benchmark, baseline and patched ($$(cat $(STATE)/accel))" \
 		scripts/bench.sh x86_64 $(B)/results $(MODES) $(THREADS) "wb.maps=$(MAPS) \
 		wb.granules=$(GRANULES) wb.depths=$(DEPTHS) wb.seconds=$(SECONDS)" $(SECONDS) \
-		$(foreach v,baseline patched,$(v):$(call kernel,$(v),x86_64):$(call initramfs,$(v),x86_64))
+		$(foreach v,baseline patched,$(v):$(call kernel,$(v)/x86_64):$(call initramfs,$(v)/x86_64))
 	@touch $@
 
 ## 3b. Workloads: real drivers' traffic through the IOMMU, both kernels
 
-# The workload kernels: the x86_64 kernels plus a network stack, e1000e,
-# virtio-net, pktgen and NVMe (configs/workload.config), built apart so that
-# the benchmark's and check's kernels stay as they are; their initramfs adds
-# randread, the workbench's NVMe reader.
-$(B)/%/out-workload/$(IMAGE_x86_64): $(STATE)/%.rev $(FRAGMENTS_workload) scripts/kbuild.sh scripts/kconfig.sh
-	@$(STAGE) "$* workload kernel" scripts/kbuild.sh x86_64 $(B)/$*/linux $(B)/$*/out-workload \
-		$(FRAGMENTS_workload)
-
-$(RANDREAD): workload/randread.c | $(STATE)/deps
-	@mkdir -p $(dir $@)
-	@gcc -static -O2 -Wall -Wextra -Werror -o $@ $<
-
-$(B)/%/initramfs-workload.cpio.gz: $(STATE)/%.rev $(RANDREAD) $(BUSYBOX_x86_64) $(GUEST) \
-		scripts/initramfs.sh
-	@$(STAGE) "$* workload initramfs" scripts/initramfs.sh $(BUSYBOX_x86_64) guest $@ \
-		$(call ktap_helpers,$*) $(RANDREAD)
-
+# The workload kernels (configs/kernels: <tree>/workload) are the x86_64
+# kernels plus a network stack, e1000e, virtio-net, pktgen and NVMe
+# (configs/workload.config), built apart so that the benchmark's and check's
+# kernels stay as they are; their initramfs carries randread, the
+# workbench's NVMe reader.
 $(STATE)/workloads: FORCE
 	@mkdir -p $(STATE)
 	@echo "$(MODES) $(PACKETS) $(IO_DEPTHS) $(IO_SECONDS)" >$@.new
@@ -288,11 +293,11 @@ $(STATE)/workloads: FORCE
 # Baseline and patched side by side, one IOMMU mode after the other, always
 # on the -icount clock with one vCPU (ICOUNT does not apply: pktgen's rate
 # on host time would follow the host's load).
-$(B)/workloads/done: $(foreach v,baseline patched,$(call workload_kernel,$(v)) \
-		$(call workload_initramfs,$(v))) $(STATE)/workloads
+$(B)/workloads/done: $(foreach v,baseline patched,$(call kernel,$(v)/workload) \
+		$(call initramfs,$(v)/workload)) $(STATE)/workloads
 	@$(STAGE) "workloads, baseline and patched" scripts/workloads.sh $(B)/workloads $(MODES) \
 		"wb.packets=$(PACKETS) wb.io_depths=$(IO_DEPTHS) wb.seconds=$(IO_SECONDS)" \
-		$(foreach v,baseline patched,$(v):$(call workload_kernel,$(v)):$(call workload_initramfs,$(v)))
+		$(foreach v,baseline patched,$(v):$(call kernel,$(v)/workload):$(call initramfs,$(v)/workload))
 	@touch $@
 
 workloads: $(B)/workloads/done
@@ -316,10 +321,10 @@ check: $(STATE)/deps
 check-tests: check-series check-posting check-shell check-results check-parsers check-deps check-breaks-apply \
 	$(addprefix check-,$(ARCHS)) check-pristine check-iommupt check-iova-uml check-debug-tests
 
-# Every boot of $(BOOTS) for one kernel and architecture, with what each
-# console shows recorded.
-# $(call boots,<kernel>,<arch>,<image>,<initramfs>,<tree>)
-boots = scripts/check-boots.sh $(CHECK) $(BOOTS) $(1) $(2) $(3) $(4) $(5)
+# Every boot of $(BOOTS) of kernel <dir>/<arch> of configs/kernels, with
+# what each console shows recorded.
+boots = scripts/check-boots.sh $(CHECK) $(BOOTS) $(patsubst %/,%,$(dir $(1))) $(ARCH_$(1)) \
+	$(call kernel,$(1)) $(call initramfs,$(1)) $(B)/$(TREE_$(1))/linux
 
 check-series: $(STATE)/patched.rev
 	@scripts/check-apply.sh $(TREE) patches $(CHECK)
@@ -392,42 +397,22 @@ check-pristine: $(addprefix check-pristine-,$(ARCHS))
 # Linux 7.3 as it is, with the test module and the tools of its own tree.
 check-pristine-%: $(STATE)/pristine.rev
 	@$(TEST) "build $* kernel, Linux 7.3 as it is" \
-		$(MAKE) --no-print-directory $(call initramfs,pristine,$*)
-	@$(call boots,pristine,$*,$(call kernel,pristine,$*),$(call initramfs,pristine,$*),\
-		$(B)/pristine/linux)
+		$(MAKE) --no-print-directory $(call initramfs,pristine/$*)
+	@$(call boots,pristine/$*)
 
-# Objects the series changes that no check kernel's config builds (VDUSE
-# needs the network stack): W=1 and sparse compile them alone.
-ALONE_x86_64 := drivers/vdpa/vdpa_user/iova_domain.o
-ALONE_arm64 :=
-
+# W=1 and sparse also compile the architecture's ALONE objects (archs/).
 check-%: $(STATE)/patched.rev $(STATE)/pristine.rev
-	@$(TEST) "build $* kernel" $(MAKE) --no-print-directory $(call initramfs,patched,$*)
-	@WB_ALONE="$(ALONE_$*)" scripts/warnings.sh $* $(TREE) $(B)/patched/out-$* $(B)/pristine/linux \
-		$(B)/pristine/out-$* $(CHECK) $(FRAGMENTS_$*)
-	@$(call boots,patched,$*,$(call kernel,patched,$*),$(call initramfs,patched,$*),$(TREE))
+	@$(TEST) "build $* kernel" $(MAKE) --no-print-directory $(call initramfs,patched/$*)
+	@WB_ALONE="$(ALONE_$*)" scripts/warnings.sh $* $(TREE) $(call out,patched/$*) $(B)/pristine/linux \
+		$(call out,pristine/$*) $(CHECK) $(call fragments,patched/$*)
+	@$(call boots,patched/$*)
 
 ## 5. The debug kernel, part of check
 
 # The patched x86_64 kernel with lockdep, KASAN, kmemleak and DMA API
-# debugging (configs/debug.config), its own test module (struct layouts
-# differ) and the tools, booted as the debug rows of $(BOOTS) say.
-DEBUG := $(B)/debug
-FRAGMENTS_debug := $(FRAGMENTS_x86_64) configs/debug.config
-
-$(DEBUG)/out-x86_64/$(IMAGE_x86_64): $(STATE)/patched.rev $(FRAGMENTS_debug) scripts/kbuild.sh scripts/kconfig.sh
-	@$(STAGE) "debug x86_64 kernel" scripts/kbuild.sh x86_64 $(TREE) $(DEBUG)/out-x86_64 $(FRAGMENTS_debug)
-
-$(DEBUG)/modules-x86_64/wb_dma_test/wb_dma_test.ko: $(DEBUG)/out-x86_64/$(IMAGE_x86_64) \
-		$(wildcard modules/wb_dma_test/*) scripts/module.sh
-	@$(STAGE) "debug x86_64 module wb_dma_test" scripts/module.sh x86_64 $(TREE) $(DEBUG)/out-x86_64 \
-		modules/wb_dma_test $(DEBUG)/modules-x86_64/wb_dma_test
-
-$(DEBUG)/initramfs-x86_64.cpio.gz: $(call tools,patched,x86_64) \
-		$(DEBUG)/modules-x86_64/wb_dma_test/wb_dma_test.ko $(GUEST) scripts/initramfs.sh
-	@$(STAGE) "debug x86_64 initramfs" scripts/initramfs.sh $(BUSYBOX_x86_64) guest $@ \
-		$(call ktap_helpers,patched) $(call tools,patched,x86_64) \
-		$(DEBUG)/modules-x86_64/wb_dma_test/wb_dma_test.ko
+# debugging (configs/kernels: debug/x86_64), its own test module (struct
+# layouts differ), tools and NVMe reader, booted as the debug rows of
+# $(BOOTS) say.
 
 check-debug: $(STATE)/deps
 	@mkdir -p $(dir $(CHECK))
@@ -437,14 +422,13 @@ check-debug: $(STATE)/deps
 
 check-debug-tests: $(STATE)/patched.rev
 	@$(TEST) "build the debug x86_64 kernel" \
-		$(MAKE) --no-print-directory $(DEBUG)/initramfs-x86_64.cpio.gz
-	@$(call boots,debug,x86_64,$(DEBUG)/out-x86_64/$(IMAGE_x86_64),\
-		$(DEBUG)/initramfs-x86_64.cpio.gz,$(TREE))
+		$(MAKE) --no-print-directory $(call initramfs,debug/x86_64)
+	@$(call boots,debug/x86_64)
 
 check-bisect: $(STATE)/patched.rev $(OLD_TOOL)/stamp
 	@mkdir -p $(dir $(CHECK))
 	@rm -f $(CHECK)
-	@rc=0; scripts/bisect.sh $(TREE) $(B)/bisect configs $(OLD_TOOL) $(CHECK) || rc=$$?; \
+	@rc=0; scripts/bisect.sh $(TREE) $(B)/bisect $(OLD_TOOL) $(CHECK) $(ARCHS) || rc=$$?; \
 		scripts/summary.sh $(CHECK) $$rc
 
 # The series' tests can fail: each break of tests/breaks/<suite>.json, one
@@ -458,10 +442,10 @@ check-breaks: $(STATE)/patched.rev
 	@mkdir -p $(dir $(CHECK))
 	@rm -f $(CHECK)
 	@rc=0; $(foreach arch,$(ARCHS),$(if $(call breaks_of,$(arch)),\
-	$(MAKE) --no-print-directory $(call initramfs,patched,$(arch)) || rc=1; \
+	$(MAKE) --no-print-directory $(call initramfs,patched/$(arch)) || rc=1; \
 	for json in $(call breaks_of,$(arch)); do \
-		scripts/breaks.sh $(arch) $(TREE) $(B)/patched/out-$(arch) $(IMAGE_$(arch)) \
-			$(call initramfs,patched,$(arch)) $$json $(CHECK) $(FRAGMENTS_$(arch)) || rc=1; \
+		scripts/breaks.sh $(arch) $(TREE) $(call out,patched/$(arch)) $(IMAGE_$(arch)) \
+			$(call initramfs,patched/$(arch)) $$json $(CHECK) $(call fragments,patched/$(arch)) || rc=1; \
 	done;)) scripts/summary.sh $(CHECK) $$rc
 
 ## 6. Mails for the list
@@ -486,13 +470,13 @@ INSNS := $(B)/insns
 INSNS_MODES ?= $(shell . guest/protocol.sh && echo "$$WB_MODE_LAZY $$WB_MODE_STRICT")
 INSNS_KERNELS := baseline patched
 
-insns: $(foreach k,$(INSNS_KERNELS),$(call kernel,$(k),x86_64) $(call initramfs,$(k),x86_64))
+insns: $(foreach k,$(INSNS_KERNELS),$(call kernel,$(k)/x86_64) $(call initramfs,$(k)/x86_64))
 	@for mode in $(INSNS_MODES); do \
-		$(foreach k,$(INSNS_KERNELS),scripts/insns.sh $$mode $(call kernel,$(k),x86_64) \
-			$(B)/$(k)/out-x86_64/vmlinux $(call initramfs,$(k),x86_64) \
+		$(foreach k,$(INSNS_KERNELS),scripts/insns.sh $$mode $(call kernel,$(k)/x86_64) \
+			$(call out,$(k)/x86_64)/vmlinux $(call initramfs,$(k)/x86_64) \
 			$(INSNS)/$(k)-$$mode || exit 1;) \
 		scripts/insns.py "$$mode mode" $(foreach k,$(INSNS_KERNELS),\
-			$(k):$(INSNS)/$(k)-$$mode.json:$(B)/$(k)/out-x86_64/vmlinux) \
+			$(k):$(INSNS)/$(k)-$$mode.json:$(call out,$(k)/x86_64)/vmlinux) \
 			>$(INSNS)/$$mode.txt && cat $(INSNS)/$$mode.txt || exit 1; \
 	done
 
@@ -505,11 +489,11 @@ insns: $(foreach k,$(INSNS_KERNELS),$(call kernel,$(k),x86_64) $(call initramfs,
 # -icount clock when ICOUNT is set; MODES, MAPS, GRANULES, DEPTHS, SECONDS
 # as for make.
 REVS ?=
-per-patch: $(STATE)/patched.rev $(call initramfs,patched,x86_64)
+per-patch: $(STATE)/patched.rev $(call initramfs,patched/x86_64)
 	@test -n "$(REVS)" || { echo 'make per-patch: say REVS="<rev> <rev>..."'; exit 2; }
 	@WB_ICOUNT=$(ICOUNT) scripts/per-patch.sh $(TREE) $(B)/per-patch \
-		$(call initramfs,patched,x86_64) $(MODES) "wb.maps=$(MAPS) wb.granules=$(GRANULES) \
-		wb.depths=$(DEPTHS) wb.seconds=$(SECONDS)" $(REVS) -- $(FRAGMENTS_x86_64)
+		$(call initramfs,patched/x86_64) $(MODES) "wb.maps=$(MAPS) wb.granules=$(GRANULES) \
+		wb.depths=$(DEPTHS) wb.seconds=$(SECONDS)" $(REVS) -- $(call fragments,patched/x86_64)
 
 clean:
 	rm -rf $(B)

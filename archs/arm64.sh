@@ -17,6 +17,16 @@ qemu="qemu-system-aarch64 -M virt,iommu=smmuv3
 cpu="-cpu max"
 cpu_kvm=
 console=ttyAMA0
+# The kernel config fragments every arm64 kernel starts from (configs/)
+fragments="configs/common.config configs/arm64.config"
+# The guest's busybox: Debian's static arm64 one, which the machine's
+# packages cannot install beside its own (scripts/busybox-arm64.sh)
+busybox=build/busybox-arm64
+# The workbench's test modules (modules/<name>/) each initramfs loads
+modules="wb_dma_test"
+# No 32-bit ABI the tools are built for, no object built alone
+compat="" compat_cc=""
+alone=""
 # Each IOMMU mode: extra QEMU options (the SMMU is part of the machine) and
 # the kernel's command line.
 # On every mode's command line: the guest must find the ivshmem and CMB peers.

@@ -8,6 +8,18 @@ cpu="-cpu max"
 # The CPU when scripts/accel.sh finds KVM usable (WB_ACCEL=kvm)
 cpu_kvm="-accel kvm -cpu host"
 console=ttyS0
+# The kernel config fragments every x86_64 kernel starts from (configs/)
+fragments="configs/common.config configs/x86_64.config"
+# The guest's busybox: the machine's own (Debian's busybox-static)
+busybox=/bin/busybox
+# The workbench's test modules (modules/<name>/) each initramfs loads
+modules="wb_dma_test"
+# A 32-bit ABI the dma_map_benchmark tools are also built for, and its
+# compiler: the tree's and Linux 7.3's tool as 32-bit callers (compat_ioctl)
+compat=i386 compat_cc=i686-linux-gnu-gcc
+# Objects the series changes that no kernel of this architecture builds
+# (VDUSE needs the network stack): W=1 and sparse compile them alone
+alone="drivers/vdpa/vdpa_user/iova_domain.o"
 # Each IOMMU mode: the IOMMU's QEMU device and the kernel's command line.
 # cm is VT-d's caching mode, the virtual-IOMMU case; the kernel picks its
 # default strictness there (7.3: strict; the series: one flush queue per

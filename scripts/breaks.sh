@@ -46,8 +46,8 @@ trap 'exit 130' INT TERM HUP
 
 # Boot the kernel with the break applied in <mode>, running only the suite.
 boot_suite() { # <mode> <log>
-	"$here/boot.sh" "$arch" "$1" "$out/$image" "$initrd" "$2" 300 \
-		"kunit.enable=1 kunit.filter_glob=$suite wb.job=$job $append" >/dev/null 2>&1 || true
+	"$here/boot.sh" "$arch" "$1" "$out/$image" "$initrd" "$2" "$WB_KUNIT_SECONDS" \
+		"$WB_KUNIT_APPEND kunit.filter_glob=$suite wb.job=$job $append" >/dev/null 2>&1 || true
 }
 
 # Record whether the console <log> shows <case> of the suite failed.

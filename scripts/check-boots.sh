@@ -13,19 +13,35 @@ results=$1 table=$2 kernel=$3 arch=$4 image=$5 initrd=$6 tree=$7
 here=$(dirname "$0")
 logs=$(dirname "$results")
 
+# The QEMU options of a row's devices: none, or the architecture's workload
+# devices, their NVMe namespace on QEMU's null block driver (the check's
+# workload runs no reads; make's workloads give it a file).
+devices() { # <devices column>
+	case $1 in
+	-) ;;
+	workload)
+		[ -n "${workload_qemu:-}" ] || die "$table: $arch has no workload devices"
+		echo "$workload_qemu -drive if=none,id=nvm,driver=null-co" ;;
+	*) die "$table: unknown devices '$1'" ;;
+	esac
+}
+
+arch_facts "$arch"
 rc=0
 found=""
 # The table on fd 3: nothing a boot runs can read it away.
-while read -r label row_arch row_kernel mode suites seconds append <&3; do
+while read -r label row_arch row_kernel mode suites devices seconds append <&3; do
 	case $label in "#"* | "") continue ;; esac
 	if [ "$row_arch" != "$arch" ] || [ "$row_kernel" != "$kernel" ]; then
 		continue
 	fi
 	found=1
 	log=$logs/$label.log
+	[ "$seconds" != - ] || seconds=$WB_KUNIT_SECONDS
 	"$here/test.sh" "$results" "boot $label ($kernel kernel, $mode)" \
-		"$here/boot.sh" "$arch" "$mode" "$image" "$initrd" "$log" "$seconds" "$append" \
-		</dev/null || rc=1
+		env WB_QEMU_ARGS="$(devices "$devices")" \
+		"$here/boot.sh" "$arch" "$mode" "$image" "$initrd" "$log" "$seconds" \
+		"$WB_KUNIT_APPEND $append" </dev/null || rc=1
 	no_kunit=--no-kunit
 	[ "$suites" != kunit ] || no_kunit=""
 	# shellcheck disable=SC2086 # $no_kunit is an option or nothing

@@ -2,9 +2,21 @@
 # shellcheck shell=bash
 # Shared helpers for the workbench scripts; sourced, never run.
 
+# The workbench's scripts, grouped by flow: tree/ (the Linux 7.3 tree and
+# the series on it), build/ (kernels, tools, initramfs), run/ (boots,
+# benchmark, workloads), results/ (consoles into tables), check/ (make
+# check's tests); one script calls another as "$WB_SCRIPTS/<group>/<name>".
+WB_SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
 # The result protocol the guests speak: modes, markers, JSON kinds, counters.
 # shellcheck source=guest/protocol.sh
-. "$(dirname "${BASH_SOURCE[0]}")/../guest/protocol.sh"
+. "$WB_SCRIPTS/../guest/protocol.sh"
+
+# What a boot that runs KUnit suites adds to its command line: the kernels
+# run none unless told (allnoconfig leaves KUNIT_DEFAULT_ENABLED off, and
+# the benchmark's boots must not pay for them); and such a boot's time limit.
+# shellcheck disable=SC2034 # read by the scripts that source this file
+WB_KUNIT_APPEND="kunit.enable=1" WB_KUNIT_SECONDS=300
 
 say() { printf '%s\n' "$*"; }
 warn() { printf 'warning: %s\n' "$*" >&2; }
@@ -57,12 +69,22 @@ series_hash() { # <patch dir>
 }
 
 # Read an architecture's facts (archs/<arch>.sh: image, cross, qemu, cpu,
-# cpu_kvm, console, and iommu_<mode> and append_<mode> for each IOMMU mode).
+# cpu_kvm, console, fragments, busybox, modules, compat, compat_cc, alone,
+# and iommu_<mode> and append_<mode> for each IOMMU mode).
 arch_facts() { # <arch>
-	af_file="$(dirname "${BASH_SOURCE[0]}")/../archs/$1.sh"
+	af_file="$WB_SCRIPTS/../archs/$1.sh"
 	[ -f "$af_file" ] || die "unknown architecture $1 (no archs/$1.sh)"
 	# shellcheck source=archs/x86_64.sh
 	. "$af_file"
+}
+
+# An architecture's kernel config fragments (archs/<arch>.sh), as paths
+# from the current directory.
+arch_fragments() { # <arch>
+	(
+		arch_facts "$1"
+		for f in $fragments; do echo "$WB_SCRIPTS/../$f"; done
+	)
 }
 
 # The cross-compiler prefix for an architecture.

@@ -5,14 +5,15 @@
 # pristine tree's (Linux 7.3's) and Linux 6.12's, each with the uapi header
 # of its own kernel: the guest checks that their callers still work. Also
 # the series tree's, for Linux 7.3 as it is (dma_map_benchmark-series), and
-# on x86_64 the tree's and Linux 7.3's for i386, 32-bit callers.
+# the tree's and Linux 7.3's for the architecture's 32-bit ABI, if
+# archs/<arch>.sh names one (compat, compat_cc): 32-bit callers.
 # Usage: tools.sh <arch> <tree> <Linux 6.12 tool dir> <series tree> <output dir>
 set -eu
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 arch=$1 tree=$(realpath "$2") old=$(realpath "$3") series=$(realpath "$4") out=$5
-cross=$(cross_prefix "$arch")
+arch_facts "$arch"
 mkdir -p "$out"
 out=$(realpath "$out")
 
@@ -37,12 +38,12 @@ build_unmodified dma_map_benchmark-series "$series/tools/dma/dma_map_benchmark.c
 	"$series/include/uapi/linux/map_benchmark.h"
 
 extra=""
-if [ "$arch" = x86_64 ]; then
-	build_unmodified dma_map_benchmark-i386 "$tree/tools/dma/dma_map_benchmark.c" \
-		"$tree/include/uapi/linux/map_benchmark.h" i686-linux-gnu-gcc
-	build_unmodified dma_map_benchmark-7.3-i386 "$out/dma_map_benchmark-7.3.c" \
-		"$out/map_benchmark-7.3.h" i686-linux-gnu-gcc
-	extra=", dma_map_benchmark-i386, dma_map_benchmark-7.3-i386"
+if [ -n "$compat" ]; then
+	build_unmodified "dma_map_benchmark-$compat" "$tree/tools/dma/dma_map_benchmark.c" \
+		"$tree/include/uapi/linux/map_benchmark.h" "$compat_cc"
+	build_unmodified "dma_map_benchmark-7.3-$compat" "$out/dma_map_benchmark-7.3.c" \
+		"$out/map_benchmark-7.3.h" "$compat_cc"
+	extra=", dma_map_benchmark-$compat, dma_map_benchmark-7.3-$compat"
 fi
 
 # make leaves an up-to-date program alone; the caller's stamp is its time.
