@@ -50,7 +50,10 @@
 #                           architectures (check-pristine-x86_64, -arm64)
 #   make check-iommupt      generic_pt's KUnit suites on UML
 #   make check-iova-uml     the iova suite on UML
-#   make check-debug-tests  the debug kernel's boots (check-debug: with summary)
+#   make check-debug-tests  the debug kernel's boots (check-debug: with summary),
+#                           then check-report on their consoles
+#   make check-report       report.py on the debug boots' consoles: a row of
+#                           bench.csv per run object (workloads.csv per workload)
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := all
@@ -150,7 +153,7 @@ RANDREAD := $(B)/randread/randread
 ktap_helpers = $(B)/$(1)/linux/tools/testing/selftests/kselftest/ktap_helpers.sh
 
 .PHONY: all per-patch report workloads check check-tests check-series check-posting check-shell check-pristine tree export posting \
-	check-breaks-apply check-results \
+	check-breaks-apply check-results check-report \
 	apply check-bisect check-breaks check-iommupt check-iova-uml check-parsers check-debug check-debug-tests check-deps reset-tree \
 	insns clean-results clean FORCE
 
@@ -449,11 +452,24 @@ check-debug: $(STATE)/deps
 	@rc=0; $(MAKE) --no-print-directory -k check-debug-tests || rc=$$?; \
 		scripts/summary.sh $(CHECK) $$rc
 
+# The debug boots, then check-report on their consoles: here rather than
+# beside check-debug-tests in check-tests, so that it always comes after
+# them (also under make -j, and in make check-debug) and runs even when a
+# boot failed, saying what the report makes of its console.
 check-debug-tests: $(STATE)/patched.rev
 	@$(TEST) "build the debug x86_64 kernel" \
 		$(MAKE) --no-print-directory $(DEBUG)/initramfs-x86_64.cpio.gz
-	@$(call boots,debug,x86_64,$(DEBUG)/out-x86_64/$(IMAGE_x86_64),\
-		$(DEBUG)/initramfs-x86_64.cpio.gz,$(TREE))
+	@rc=0; $(call boots,debug,x86_64,$(DEBUG)/out-x86_64/$(IMAGE_x86_64),\
+		$(DEBUG)/initramfs-x86_64.cpio.gz,$(TREE)) || rc=1; \
+		$(MAKE) --no-print-directory check-report || rc=1; exit $$rc
+
+# report.py fed the debug boots' consoles (build/check/<label>.log), laid
+# out as a benchmark's: it must pass, with a row of bench.csv per run
+# object they carry (and of workloads.csv per workload object). Alone, it
+# reads the consoles already there: no kernel, no guest.
+check-report:
+	@mkdir -p $(dir $(CHECK))
+	@scripts/check-report.sh $(CHECK) $(B)/check
 
 check-bisect: $(STATE)/patched.rev $(OLD_TOOL)/stamp
 	@mkdir -p $(dir $(CHECK))
