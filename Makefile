@@ -38,7 +38,8 @@
 #   make check-results      the results layer's unit tests (tests/results/):
 #                           parsers, tables, protocol, break.py; no tree, no guest
 #   make check-parsers      guest-results.py, report.py and per_patch.py on the
-#                           saved consoles, exact results (the tree's kunit.py)
+#                           saved consoles, exact results (Linux 7.3's kunit.py
+#                           from the source tarball; no tree)
 #   make check-deps         deps.sh in a fresh Debian 12 root
 #   make check-breaks-apply every break of tests/breaks/ complete, its modes
 #                           known, its text once in the tree (break.py --verify)
@@ -49,7 +50,10 @@
 #                           architectures (check-pristine-x86_64, -arm64)
 #   make check-iommupt      generic_pt's KUnit suites on UML
 #   make check-iova-uml     the iova suite on UML
-#   make check-debug-tests  the debug kernel's boots (check-debug: with summary)
+#   make check-debug-tests  the debug kernel's boots (check-debug: with summary),
+#                           then check-report on their consoles
+#   make check-report       report.py on the debug boots' consoles: a row of
+#                           bench.csv per run object (workloads.csv per workload)
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := all
@@ -166,7 +170,7 @@ guest_prerequisites = $(if $(filter tools,$(GUEST_$(1))),$(call tools,$(1))) \
 ktap_helpers = $(B)/$(TREE_$(1))/linux/tools/testing/selftests/kselftest/ktap_helpers.sh
 
 .PHONY: all per-patch report workloads check check-tests check-series check-posting check-shell check-pristine tree export posting \
-	check-breaks-apply check-results \
+	check-breaks-apply check-results check-report \
 	apply check-bisect check-breaks check-iommupt check-iova-uml check-parsers check-debug check-debug-tests check-deps reset-tree \
 	insns clean-results clean FORCE
 
@@ -362,13 +366,26 @@ check-iova-uml: $(STATE)/patched.rev
 		configs/iova.kunitconfig $(B)/check/iova-uml.log
 	@scripts/guest-results.py $(TREE) $(B)/check/iova-uml.log iova-uml $(CHECK)
 
+# Linux 7.3's tools/testing/kunit, as build/kunit-tool/tools/testing/kunit:
+# a directory guest-results.py takes in place of a tree.
+KUNIT_TOOL := $(B)/kunit-tool
+$(KUNIT_TOOL)/stamp: $(B)/deb-$(BASE_SERIES).tarball
+	@rm -rf $(KUNIT_TOOL)
+	@mkdir -p $(KUNIT_TOOL)
+	@tar -xJf $$(cat $<) -C $(KUNIT_TOOL) --strip-components=1 \
+		linux-source-$(BASE_SERIES)/tools/testing/kunit
+	@touch $@
+
 # The parsers on saved consoles: guest-results.py on tests/consoles/ (a good
 # check boot, a debug boot, a failing suite, consoles cut short as a hung or
 # killed guest leaves them, and a warning a test expects beside one it does
 # not), report.py and per_patch.py on tests/bench/; each must give exactly
-# its expected results.
-check-parsers: $(STATE)/patched.rev
-	@scripts/test-parsers.sh $(TREE) $(CHECK)
+# its expected results. Their KTAP parser is Linux 7.3's own kunit.py,
+# extracted alone from the source tarball, so that no patched tree is
+# needed (the series does not touch tools/testing/kunit).
+check-parsers: $(KUNIT_TOOL)/stamp
+	@mkdir -p $(dir $(CHECK))
+	@scripts/test-parsers.sh $(KUNIT_TOOL) $(CHECK)
 
 # The results layer's unit tests (tests/results/test_*.py, unittest):
 # report.py, per_patch.py, workload_table.py, guest-results.py, insns.py,
@@ -420,10 +437,23 @@ check-debug: $(STATE)/deps
 	@rc=0; $(MAKE) --no-print-directory -k check-debug-tests || rc=$$?; \
 		scripts/summary.sh $(CHECK) $$rc
 
+# The debug boots, then check-report on their consoles: here rather than
+# beside check-debug-tests in check-tests, so that it always comes after
+# them (also under make -j, and in make check-debug) and runs even when a
+# boot failed, saying what the report makes of its console.
 check-debug-tests: $(STATE)/patched.rev
 	@$(TEST) "build the debug x86_64 kernel" \
 		$(MAKE) --no-print-directory $(call initramfs,debug/x86_64)
-	@$(call boots,debug/x86_64)
+	@rc=0; $(call boots,debug/x86_64) || rc=1; \
+		$(MAKE) --no-print-directory check-report || rc=1; exit $$rc
+
+# report.py fed the debug boots' consoles (build/check/<label>.log), laid
+# out as a benchmark's: it must pass, with a row of bench.csv per run
+# object they carry (and of workloads.csv per workload object). Alone, it
+# reads the consoles already there: no kernel, no guest.
+check-report:
+	@mkdir -p $(dir $(CHECK))
+	@scripts/check-report.sh $(CHECK) $(B)/check
 
 check-bisect: $(STATE)/patched.rev $(OLD_TOOL)/stamp
 	@mkdir -p $(dir $(CHECK))

@@ -2,10 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """Record the tests of one 'make check' guest boot.
 
-Usage: guest-results.py [--no-kunit] <tree> <console log> <label> <results>
+Usage: guest-results.py [--no-kunit] <kunit dir> <console log> <label> <results>
 
-The console holds two KTAP documents, both parsed by the tree's own
-tools/testing/kunit/kunit.py parse: the built-in KUnit suites' as the
+<kunit dir> is a directory holding tools/testing/kunit: a kernel tree, or
+Linux 7.3's KUnit tool alone as the Makefile extracts it from the source
+tarball (build/kunit-tool), so that saved consoles parse without a tree.
+The console holds two KTAP documents, both parsed by that kunit.py parse
+(tools/testing/kunit/kunit.py): the built-in KUnit suites' as the
 kernel boots (not with --no-kunit), then the guest job's (guest/init),
 which starts with the line "# wb: job=..." and ends with "# wb: end rc=N"
 (the markers of guest/protocol.sh).
@@ -78,9 +81,19 @@ def split_console(text):
     return boot, "TAP version 13\n" + text[job.start():]
 
 
-def kunit_parse(tree, text):
+def kunit_script(kunit_dir):
+    """kunit.py of <kunit dir> (a tree or the extracted tool); a directory
+    without one is an error of the caller, not a console without results."""
+    kunit = os.path.join(kunit_dir, "tools/testing/kunit/kunit.py")
+    if not os.path.isfile(kunit):
+        sys.exit(f"guest-results.py: {kunit_dir} holds no tools/testing/kunit/kunit.py "
+                 "(give a kernel tree or the extracted KUnit tool)")
+    return kunit
+
+
+def kunit_parse(kunit_dir, text):
     """kunit.py parse's JSON of one KTAP document, and its summary line."""
-    kunit = os.path.join(tree, "tools/testing/kunit/kunit.py")
+    kunit = kunit_script(kunit_dir)
     with tempfile.NamedTemporaryFile(suffix=".json") as tmp:
         run = subprocess.run([sys.executable, kunit, "parse", "--json=" + tmp.name],
                              input=text, capture_output=True, text=True)
@@ -96,9 +109,9 @@ def kunit_parse(tree, text):
 STATUS = {"PASS": "PASS", "SKIP": "SKIP"}
 
 
-def record_kunit(tree, text, label, results):
+def record_kunit(kunit_dir, text, label, results):
     """The built-in suites, from the console up to the guest's job."""
-    parsed, summary = kunit_parse(tree, text)
+    parsed, summary = kunit_parse(kunit_dir, text)
     cases = list(kunit_cases(parsed)) if parsed else []
     if not cases:
         record(results, "FAIL", f"kunit {label}", "no KUnit results in the console")
@@ -109,11 +122,11 @@ def record_kunit(tree, text, label, results):
         print("   ", summary)
 
 
-def record_job(tree, document, label, results):
+def record_job(kunit_dir, document, label, results):
     """The guest job's document: one result per test, one for its being
     complete, one for its end line; and one failure if the job failed
     where no test case shows it (a step's own "not ok")."""
-    parsed, summary = kunit_parse(tree, document)
+    parsed, summary = kunit_parse(kunit_dir, document)
     statuses = [STATUS.get(status, "FAIL") for _, status in kunit_cases(parsed)] if parsed else []
     for (name, _), status in zip(kunit_cases(parsed) if parsed else [], statuses):
         record(results, status, f"{label} {name}")
@@ -185,13 +198,13 @@ def record_stale_faults(ktap, label, results):
 def main():
     args = sys.argv[1:]
     kunit = "--no-kunit" not in args
-    tree, log, label, results = [a for a in args if a != "--no-kunit"]
+    kunit_dir, log, label, results = [a for a in args if a != "--no-kunit"]
     with open(log, errors="replace") as console:
         boot, job = split_console(console.read().replace("\r", ""))
     if kunit:
-        record_kunit(tree, boot, label, results)
+        record_kunit(kunit_dir, boot, label, results)
     if job is not None:
-        record_job(tree, job, label, results)
+        record_job(kunit_dir, job, label, results)
         record_stale_faults(job, label, results)
     elif "wb.job=" in boot:
         record(results, "FAIL", f"the guest job on {label} ran to its end",

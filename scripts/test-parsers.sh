@@ -3,7 +3,10 @@
 # Test the console parsers on saved consoles, one result per case.
 # guest-results.py: each tests/consoles/<name>.log, parsed with the
 # arguments in <name>.args (its label, and --no-kunit for a console whose
-# built-in suites are not read), must record exactly <name>.expected.
+# built-in suites are not read), must record exactly <name>.expected; its
+# KTAP parser is the kunit.py of <kunit dir>, a directory holding
+# tools/testing/kunit (make check-parsers: Linux 7.3's, extracted from the
+# source tarball, so no patched tree is needed; a kernel tree works too).
 # report.py: each tests/bench/<case>/ holds the baseline/ and patched/
 # consoles of a benchmark, and may hold workloads/baseline/ and
 # workloads/patched/, those of the workloads; the report must write
@@ -11,13 +14,15 @@
 # (failed, lost, cut-off or missing runs and workloads make it fail).
 # per_patch.py: the same consoles as two kernels of a series must give
 # expected-per-patch.txt, its table and exit status.
-# Usage: test-parsers.sh <tree> <results>
+# Usage: test-parsers.sh <kunit dir> <results>
 set -eu
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-[ $# = 2 ] || die "usage: test-parsers.sh <tree> <results>"
-tree=$1 results=$2
+[ $# = 2 ] || die "usage: test-parsers.sh <kunit dir> <results>"
+kunit_dir=$1 results=$2
+[ -f "$kunit_dir/tools/testing/kunit/kunit.py" ] ||
+	die "$kunit_dir holds no tools/testing/kunit/kunit.py"
 here=$(dirname "$0")
 consoles=$here/../tests/consoles
 got=$(mktemp)
@@ -28,7 +33,7 @@ for log in "$consoles"/*.log; do
 	name=$(basename "$log" .log)
 	: >"$got"
 	# shellcheck disable=SC2046 # the .args file holds words
-	"$here/guest-results.py" "$tree" "$log" $(cat "$consoles/$name.args") "$got" \
+	"$here/guest-results.py" "$kunit_dir" "$log" $(cat "$consoles/$name.args") "$got" \
 		>/dev/null 2>"$got.err" || true
 	if diff -u "$consoles/$name.expected" "$got" >"$got.diff"; then
 		record "$results" PASS "guest-results.py on tests/consoles/$name.log"

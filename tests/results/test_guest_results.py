@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Tests of scripts/guest-results.py on the saved consoles of
-tests/consoles/, without a kernel tree: the tree's kunit.py parse is
+tests/consoles/, without a kernel tree or the KUnit tool: kunit.py parse is
 replaced by a stand-in, so the results checked here are those the script
 finds itself (the job's end line, the stale-IOVA faults, kernel reports,
 where the job's document starts); make check-parsers compares every
-result with the tree's parser."""
+result with Linux 7.3's kunit.py parse."""
 
 import os
 import subprocess

@@ -66,20 +66,47 @@ class UnitTest(unittest.TestCase):
             for obj in objects:
                 out.write("    # " + json.dumps(obj) + "\n")
 
-    def test_metrics_by_name(self):
-        self.assertEqual(workload_table.metrics("e1000e pktgen 64 B"), ("tx_pps", "rx_pps"))
-        self.assertEqual(workload_table.metrics("nvme randread 4 KiB qd 1"), ("iops",))
+    def test_metrics_from_members(self):
+        metrics = workload_table.metrics
+        self.assertEqual(metrics([{"failed": "link down"}, {"tx_pps": 1, "rx_pps": 1}]),
+                         ("tx_pps", "rx_pps"))
+        self.assertEqual(metrics([{"iops": 3}]), ("iops",))
+        self.assertEqual(metrics([{"skipped": "not asked"}]), (None,))
 
     def test_goals(self):
         values = {protocol.MODE_DIRECT: 100, protocol.MODE_LAZY: 90, protocol.MODE_STRICT: 74,
                   protocol.MODE_CM: 80}
         goal = workload_table.goal
-        self.assertEqual(goal("e1000e pktgen 64 B", protocol.MODE_LAZY, values), "met")
-        self.assertEqual(goal("e1000e pktgen 64 B", protocol.MODE_STRICT, values), "missed")
-        self.assertEqual(goal("e1000e pktgen 64 B", protocol.MODE_CM, values), "missed")
-        self.assertIsNone(goal("e1000e pktgen 64 B", protocol.MODE_DIRECT, values))
-        self.assertIsNone(goal("e1000e pktgen 1500 B", protocol.MODE_LAZY, values))
-        self.assertIsNone(goal("e1000e pktgen 64 B", protocol.MODE_LAZY, {}))
+        self.assertEqual(goal(64, protocol.MODE_LAZY, values), "met")
+        self.assertEqual(goal(64, protocol.MODE_STRICT, values), "missed")
+        self.assertEqual(goal(64, protocol.MODE_CM, values), "missed")
+        self.assertIsNone(goal(64, protocol.MODE_DIRECT, values))
+        self.assertIsNone(goal(1500, protocol.MODE_LAZY, values))
+        self.assertIsNone(goal(None, protocol.MODE_LAZY, values))
+        self.assertIsNone(goal(64, protocol.MODE_LAZY, {}))
+
+    def test_kind_comes_from_members_not_the_name(self):
+        """A workload's rates and its goal's frame size are the members
+        its objects carry: a name that says "pktgen" or ends in " 64 B"
+        (or does not) decides nothing. Fails under the old rule, which
+        took tx/rx rates for any name holding "pktgen" and judged the
+        goal on names ending in " 64 B"."""
+        runs = {}
+        for mode, rate in ((protocol.MODE_DIRECT, 100), (protocol.MODE_LAZY, 95)):
+            runs[("flood over e1000e, small frames", mode)] = {
+                protocol.KIND_WORKLOAD: "flood over e1000e, small frames", "size": 64,
+                "tx_pps": rate, "rx_pps": rate}
+            runs[("reads after pktgen 64 B", mode)] = {
+                protocol.KIND_WORKLOAD: "reads after pktgen 64 B", "iops": rate}
+        rows = {(r["workload"], r["metric"], r["mode"]): r
+                for r in workload_table.rows(runs, runs)}
+        self.assertEqual(sorted({(w, m) for w, m, _ in rows}),
+                         [("flood over e1000e, small frames", "rx_pps"),
+                          ("flood over e1000e, small frames", "tx_pps"),
+                          ("reads after pktgen 64 B", "iops")])
+        self.assertEqual(rows[("flood over e1000e, small frames", "tx_pps",
+                               protocol.MODE_LAZY)]["goal"], "met")
+        self.assertIsNone(rows[("reads after pktgen 64 B", "iops", protocol.MODE_LAZY)]["goal"])
 
     def test_planned_and_never_reported_is_failed(self):
         self.console("lazy.log", {protocol.KIND_PLAN: ["a pktgen 64 B", "b"]},

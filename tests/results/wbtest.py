@@ -3,8 +3,9 @@
 and fixtures are, the scripts as modules, and fixtures rewritten with a
 renamed protocol value.
 
-The tests need no kernel tree: guest-results.py's only use of one, the
-tree's kunit.py parse, is replaced by a stand-in where a test needs it.
+The tests need no kernel tree: guest-results.py's only use of one (or of
+the KUnit tool extracted alone), kunit.py parse, is replaced by a stand-in
+where a test needs it.
 """
 
 import csv
