@@ -286,7 +286,7 @@ $(B)/results/done: $(foreach v,baseline patched,$(call kernel,$(v)/x86_64) $(cal
 
 # The workload kernels (configs/kernels: <tree>/workload) are the x86_64
 # kernels plus a network stack, e1000e, virtio-net, pktgen and NVMe
-# (configs/workload.config), built apart so that the benchmark's and check's
+# (configs/net.config, nvme.config), built apart so that the benchmark's and check's
 # kernels stay as they are; their initramfs carries randread, the
 # workbench's NVMe reader.
 $(STATE)/workloads: FORCE

@@ -30,15 +30,16 @@ iommu_off="-device intel-iommu" append_off="intel_iommu=off"
 iommu_lazy="-device intel-iommu" append_lazy="intel_iommu=on iommu.strict=0"
 iommu_strict="-device intel-iommu" append_strict="intel_iommu=on iommu.strict=1"
 iommu_cm="-device intel-iommu,caching-mode=on" append_cm="intel_iommu=on wb.wb_dma_test=caching_mode=1"
-# The workload job's devices (scripts/workloads.sh adds the NVMe drive
-# "nvm", a sparse raw file): two e1000e on QEMU hub 0 and two virtio-net on
+# The workload job's devices: two e1000e on QEMU hub 0 and two virtio-net on
 # hub 1 (behind the IOMMU: iommu_platform=on), so that what the first of a
-# pair transmits, the second receives; an NVMe controller. (QEMU 7.2's NVMe
-# on the null block driver loses completions at queue depth 32.)
-workload_qemu="-netdev hubport,id=e0,hubid=0 -device e1000e,netdev=e0,mac=52:54:00:00:00:01
+# pair transmits, the second receives; an NVMe controller, whose drive "nvm"
+# the caller adds (scripts/workloads.sh: a sparse raw file; QEMU 7.2's NVMe
+# on the null block driver loses completions at queue depth 32).
+net_qemu="-netdev hubport,id=e0,hubid=0 -device e1000e,netdev=e0,mac=52:54:00:00:00:01
 	-netdev hubport,id=e1,hubid=0 -device e1000e,netdev=e1,mac=52:54:00:00:00:02
 	-netdev hubport,id=v0,hubid=1
 	-device virtio-net-pci,netdev=v0,disable-legacy=on,iommu_platform=on,mac=52:54:00:00:01:01
 	-netdev hubport,id=v1,hubid=1
-	-device virtio-net-pci,netdev=v1,disable-legacy=on,iommu_platform=on,mac=52:54:00:00:01:02
-	-device nvme,serial=wb-nvme,drive=nvm"
+	-device virtio-net-pci,netdev=v1,disable-legacy=on,iommu_platform=on,mac=52:54:00:00:01:02"
+nvme_qemu="-device nvme,serial=wb-nvme,drive=nvm"
+workload_qemu="$net_qemu $nvme_qemu"

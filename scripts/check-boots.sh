@@ -13,15 +13,15 @@ results=$1 table=$2 kernel=$3 arch=$4 image=$5 initrd=$6 tree=$7
 here=$(dirname "$0")
 logs=$(dirname "$results")
 
-# The QEMU options of a row's devices: none, or the architecture's workload
-# devices, their NVMe namespace on QEMU's null block driver (the check's
-# workload runs no reads; make's workloads give it a file).
+# The QEMU options of a row's devices: none, or the architecture's NVMe
+# workload device, its namespace on QEMU's null block driver (reads at
+# queue depth 1 only: see archs/x86_64.sh).
 devices() { # <devices column>
 	case $1 in
 	-) ;;
-	workload)
-		[ -n "${workload_qemu:-}" ] || die "$table: $arch has no workload devices"
-		echo "$workload_qemu -drive if=none,id=nvm,driver=null-co" ;;
+	nvme)
+		[ -n "${nvme_qemu:-}" ] || die "$table: $arch has no NVMe workload device"
+		echo "$nvme_qemu -drive if=none,id=nvm,driver=null-co" ;;
 	*) die "$table: unknown devices '$1'" ;;
 	esac
 }

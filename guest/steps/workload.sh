@@ -10,6 +10,7 @@
 #     packets per second, 64 and 1500 bytes;
 #   - when asked (wb.io_depths=), 4 KiB random reads with O_DIRECT from
 #     the NVMe namespace at those queue depths (randread): IOPS.
+# wb.workloads= names which of the two kinds run: net, nvme (default both).
 # A device no driver bound, a link that stays down, a run that stalls or
 # moves nothing fails its test and says why ("failed"), never a zero.
 set -eu
@@ -144,18 +145,32 @@ io_test() { # <depth>
 # host thread, so their IOPS count timer ticks, and QEMU 7.2's NVMe model
 # loses completions at depth 32 in some runs, the same ones each time.
 IO_DEPTHS=$(wb_arg io_depths | tr , ' ')
+# The network tests run unless wb.workloads= leaves "net" out (make check's
+# debug kernel has no network stack: wb.workloads=nvme).
+NET_TESTS=""
+case ,$(wb_arg workloads net,nvme), in
+*,net,*) NET_TESTS="e1000e:0x8086:0x10d3 virtio_net:0x1af4:0x1041" ;;
+esac
 # shellcheck disable=SC2086 # a list
 set -- $IO_DEPTHS
 # The plan, as JSON too: the report fails a workload it never saw.
-plan='"e1000e pktgen 64 B","virtio_net pktgen 64 B","e1000e pktgen 1500 B"'
-plan="$plan,\"virtio_net pktgen 1500 B\""
+plan="" tests=0
+for size in 64 1500; do
+	for nic in $NET_TESTS; do
+		plan="$plan,\"${nic%%:*} pktgen $size B\"" tests=$((tests + 1))
+	done
+done
 if [ $# = 0 ]; then plan="$plan,\"nvme randread 4 KiB\""; fi
 for depth; do plan="$plan,\"nvme randread 4 KiB qd $depth\""; done
-echo "# {\"$WB_KIND_PLAN\":[$plan]}"
-ktap_set_plan $((4 + ($# ? $# : 1)))
+echo "# {\"$WB_KIND_PLAN\":[${plan#,}]}"
+ktap_set_plan $((tests + ($# ? $# : 1)))
 for size in 64 1500; do
-	net_test e1000e 0x8086 0x10d3 "$size"
-	net_test virtio_net 0x1af4 0x1041 "$size"
+	for nic in $NET_TESTS; do
+		IFS=: read -r driver vendor device <<-EOF
+			$nic
+		EOF
+		net_test "$driver" "$vendor" "$device" "$size"
+	done
 done
 if [ $# = 0 ]; then
 	workload_json "nvme randread 4 KiB" \
