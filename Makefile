@@ -30,6 +30,11 @@
 #   make clean-results measure again on the next make
 #   make clean         remove build/ (ccache stays)
 #
+# The scripts each rule runs are grouped by flow: scripts/tree/ (section 1),
+# scripts/build/ (2), scripts/run/ (3, 7, 8), scripts/results/ (the report)
+# and scripts/check/ (4, 5: check-<name> runs scripts/check/<name>.sh where
+# there is one).
+#
 # The parts of check (check-tests runs them all, without the summary line),
 # each runnable alone; results in build/check/results:
 #   make check-series       each patch applies in order; checkpatch --strict
@@ -140,7 +145,7 @@ $(foreach r,$(KERNEL_ROWS),$(eval row := $(subst |, ,$(r)))\
 BOOTS := configs/boots
 GUEST := $(wildcard guest/init guest/*.sh guest/steps/*.sh)
 STAGE := scripts/stage.sh
-TEST := scripts/test.sh $(CHECK)
+TEST := scripts/check/test.sh $(CHECK)
 
 # What the rules build for kernel <dir>/<variant> of configs/kernels, all in
 # build/<dir>/: $(call out,patched/x86_64) is build/patched/out-x86_64.
@@ -152,7 +157,7 @@ tools = $(call kdir,$(1))/tools-$(notdir $(1))/dma_map_benchmark
 modules = $(if $(filter modules,$(GUEST_$(1))),\
 	$(foreach m,$(MODULES_$(ARCH_$(1))),$(call kdir,$(1))/modules-$(notdir $(1))/$(m)/$(m).ko))
 initramfs = $(call kdir,$(1))/initramfs-$(notdir $(1)).cpio.gz
-# The tools each guest gets (scripts/tools.sh): the tree's own, Linux 7.3's
+# The tools each guest gets (scripts/build/tools.sh): the tree's own, Linux 7.3's
 # and 6.12's unmodified, the series' (for Linux 7.3 as it is), and the
 # tree's and 7.3's for the architecture's 32-bit ABI, if it has one.
 tool_names = dma_map_benchmark $(addprefix dma_map_benchmark-,7.3 6.12 series \
@@ -185,35 +190,35 @@ $(STATE)/deps: scripts/deps.sh
 
 # Debian's source packages, unpacked under build/deb-<series>/; the file
 # build/deb-<series>.tarball names the source tarball.
-$(B)/deb-%.tarball: scripts/fetch-source.sh | $(STATE)/deps
-	@scripts/fetch-source.sh linux-source-$* $(if $(filter $(BASE_SERIES),$*),$(BASE_VERSION) \
+$(B)/deb-%.tarball: scripts/tree/fetch-source.sh | $(STATE)/deps
+	@scripts/tree/fetch-source.sh linux-source-$* $(if $(filter $(BASE_SERIES),$*),$(BASE_VERSION) \
 		$(BASE_SUITE),$(OLD_VERSION) $(OLD_SUITE)) $(B)/deb-$* >$@
 
 $(STATE)/pristine: $(B)/deb-$(BASE_SERIES).tarball | $(STATE)/deps
-	@$(STAGE) "pristine tree" scripts/pristine.sh $(TREE) $$(cat $<) $$(cat $(B)/deb-$(BASE_SERIES)/version) \
+	@$(STAGE) "pristine tree" scripts/tree/pristine.sh $(TREE) $$(cat $<) $$(cat $(B)/deb-$(BASE_SERIES)/version) \
 		$(BASE_SERIES)
 	@touch $@
 
 # Rewritten only when the tree changes, so kernels rebuild only then.
 $(STATE)/baseline.rev $(STATE)/patched.rev &: $(STATE)/pristine FORCE
-	@$(STAGE) "series" scripts/tree.sh $(TREE) patches $(B)/baseline/linux $(STATE)
+	@$(STAGE) "series" scripts/tree/tree.sh $(TREE) patches $(B)/baseline/linux $(STATE)
 
 # Linux 7.3 as it is (pristine), tested as a check.
 $(STATE)/pristine.rev: $(STATE)/pristine
-	@scripts/worktree.sh $(TREE) pristine $(B)/pristine/linux
+	@scripts/tree/worktree.sh $(TREE) pristine $(B)/pristine/linux
 	@git -C $(TREE) rev-parse pristine >$@
 
 tree: $(STATE)/patched.rev
 
 export: $(STATE)/pristine
-	@scripts/export.sh $(TREE) patches $(STATE)
+	@scripts/tree/export.sh $(TREE) patches $(STATE)
 
 apply: $(STATE)/deps
-	@scripts/ksrc.sh "$(KSRC)" patches
+	@scripts/tree/ksrc.sh "$(KSRC)" patches
 
 reset-tree: $(STATE)/pristine
-	@scripts/reset-tree.sh $(TREE)
-	@$(STAGE) "series" scripts/tree.sh $(TREE) patches $(B)/baseline/linux $(STATE)
+	@scripts/tree/reset-tree.sh $(TREE)
+	@$(STAGE) "series" scripts/tree/tree.sh $(TREE) patches $(B)/baseline/linux $(STATE)
 
 ## 2. Kernels, the dma_map_benchmark tools and the guest's initramfs, per architecture
 
@@ -228,7 +233,7 @@ $(OLD_TOOL)/stamp: $(B)/deb-$(OLD_SERIES).tarball
 
 $(BUSYBOX_x86_64): | $(STATE)/deps
 $(BUSYBOX_arm64): | $(STATE)/deps
-	@$(STAGE) "arm64 busybox" scripts/busybox-arm64.sh $@
+	@$(STAGE) "arm64 busybox" scripts/build/busybox-arm64.sh $@
 
 $(RANDREAD): workload/randread.c | $(STATE)/deps
 	@mkdir -p $(dir $@)
@@ -237,22 +242,22 @@ $(RANDREAD): workload/randread.c | $(STATE)/deps
 # The rules of one kernel of configs/kernels: its image from its tree and
 # config fragments, its tools, its test modules, its initramfs.
 define kernel_rules
-$(call kernel,$(1)): $(STATE)/$(TREE_$(1)).rev $(call fragments,$(1)) scripts/kbuild.sh scripts/kconfig.sh
-	@$(STAGE) "$(1) kernel" scripts/kbuild.sh $(ARCH_$(1)) $(B)/$(TREE_$(1))/linux $(call out,$(1)) \
+$(call kernel,$(1)): $(STATE)/$(TREE_$(1)).rev $(call fragments,$(1)) scripts/build/kbuild.sh scripts/build/kconfig.sh
+	@$(STAGE) "$(1) kernel" scripts/build/kbuild.sh $(ARCH_$(1)) $(B)/$(TREE_$(1))/linux $(call out,$(1)) \
 		$(call fragments,$(1))
 
-$(call tools,$(1)): $(call kernel,$(1)) $(OLD_TOOL)/stamp $(STATE)/patched.rev scripts/tools.sh
-	@$(STAGE) "$(1) tools/dma" scripts/tools.sh $(ARCH_$(1)) $(B)/$(TREE_$(1))/linux $(OLD_TOOL) \
+$(call tools,$(1)): $(call kernel,$(1)) $(OLD_TOOL)/stamp $(STATE)/patched.rev scripts/build/tools.sh
+	@$(STAGE) "$(1) tools/dma" scripts/build/tools.sh $(ARCH_$(1)) $(B)/$(TREE_$(1))/linux $(OLD_TOOL) \
 		$(TREE) $(dir $(call tools,$(1)))
 
 $(foreach m,$(call modules,$(1)),
-$(m): $(call kernel,$(1)) $(wildcard modules/$(basename $(notdir $(m)))/*) scripts/module.sh
-	@$(STAGE) "$(1) module $(basename $(notdir $(m)))" scripts/module.sh $(ARCH_$(1)) \
+$(m): $(call kernel,$(1)) $(wildcard modules/$(basename $(notdir $(m)))/*) scripts/build/module.sh
+	@$(STAGE) "$(1) module $(basename $(notdir $(m)))" scripts/build/module.sh $(ARCH_$(1)) \
 		$(B)/$(TREE_$(1))/linux $(call out,$(1)) modules/$(basename $(notdir $(m))) $(dir $(m))
 )
 
-$(call initramfs,$(1)): $(call guest_prerequisites,$(1)) $(BUSYBOX_$(ARCH_$(1))) $(GUEST) scripts/initramfs.sh
-	@$(STAGE) "$(1) initramfs" scripts/initramfs.sh $(BUSYBOX_$(ARCH_$(1))) guest $$@ \
+$(call initramfs,$(1)): $(call guest_prerequisites,$(1)) $(BUSYBOX_$(ARCH_$(1))) $(GUEST) scripts/build/initramfs.sh
+	@$(STAGE) "$(1) initramfs" scripts/build/initramfs.sh $(BUSYBOX_$(ARCH_$(1))) guest $$@ \
 		$(call ktap_helpers,$(1)) $(call guest_files,$(1))
 
 # Named so that make never takes them for intermediate files, which it
@@ -265,7 +270,7 @@ $(BUILT):
 ## 3. Benchmark: both x86_64 kernels in every IOMMU mode, then the report
 
 $(STATE)/accel: $(call kernel,patched/x86_64) $(call initramfs,patched/x86_64)
-	@scripts/accel.sh $^ $(B)/accel-probe.log >$@
+	@scripts/run/accel.sh $^ $(B)/accel-probe.log >$@
 
 $(STATE)/matrix: FORCE
 	@mkdir -p $(STATE)
@@ -277,7 +282,7 @@ $(B)/results/done: $(foreach v,baseline patched,$(call kernel,$(v)/x86_64) $(cal
 		$(STATE)/matrix $(STATE)/accel
 	@WB_ACCEL=$$(cat $(STATE)/accel) WB_ICOUNT=$(ICOUNT) \
 		$(STAGE) "benchmark, baseline and patched ($$(cat $(STATE)/accel))" \
-		scripts/bench.sh x86_64 $(B)/results $(MODES) $(THREADS) "wb.maps=$(MAPS) \
+		scripts/run/bench.sh x86_64 $(B)/results $(MODES) $(THREADS) "wb.maps=$(MAPS) \
 		wb.granules=$(GRANULES) wb.depths=$(DEPTHS) wb.seconds=$(SECONDS)" $(SECONDS) \
 		$(foreach v,baseline patched,$(v):$(call kernel,$(v)/x86_64):$(call initramfs,$(v)/x86_64))
 	@touch $@
@@ -299,7 +304,7 @@ $(STATE)/workloads: FORCE
 # on host time would follow the host's load).
 $(B)/workloads/done: $(foreach v,baseline patched,$(call kernel,$(v)/workload) \
 		$(call initramfs,$(v)/workload)) $(STATE)/workloads
-	@$(STAGE) "workloads, baseline and patched" scripts/workloads.sh $(B)/workloads $(MODES) \
+	@$(STAGE) "workloads, baseline and patched" scripts/run/workloads.sh $(B)/workloads $(MODES) \
 		"wb.packets=$(PACKETS) wb.io_depths=$(IO_DEPTHS) wb.seconds=$(IO_SECONDS)" \
 		$(foreach v,baseline patched,$(v):$(call kernel,$(v)/workload):$(call initramfs,$(v)/workload))
 	@touch $@
@@ -307,8 +312,8 @@ $(B)/workloads/done: $(foreach v,baseline patched,$(call kernel,$(v)/workload) \
 workloads: $(B)/workloads/done
 
 report: $(B)/results/done $(B)/workloads/done
-	@$(STAGE) "report" scripts/report.py $(RESULTS) $(B)/results/baseline \
-		$(B)/results/patched "$$(scripts/accel-label.sh $$(cat $(STATE)/accel) $(ICOUNT))" \
+	@$(STAGE) "report" scripts/results/report.py $(RESULTS) $(B)/results/baseline \
+		$(B)/results/patched "$$(scripts/results/accel-label.sh $$(cat $(STATE)/accel) $(ICOUNT))" \
 		$(B)/workloads/baseline $(B)/workloads/patched
 
 clean-results:
@@ -320,32 +325,32 @@ check: $(STATE)/deps
 	@mkdir -p $(dir $(CHECK))
 	@rm -f $(CHECK)
 	@rc=0; $(MAKE) --no-print-directory -k check-tests || rc=$$?; \
-		scripts/summary.sh $(CHECK) $$rc
+		scripts/check/summary.sh $(CHECK) $$rc
 
 check-tests: check-series check-posting check-shell check-results check-parsers check-deps check-breaks-apply \
 	$(addprefix check-,$(ARCHS)) check-pristine check-iommupt check-iova-uml check-debug-tests
 
 # Every boot of $(BOOTS) of kernel <dir>/<arch> of configs/kernels, with
 # what each console shows recorded.
-boots = scripts/check-boots.sh $(CHECK) $(BOOTS) $(patsubst %/,%,$(dir $(1))) $(ARCH_$(1)) \
+boots = scripts/check/boots.sh $(CHECK) $(BOOTS) $(patsubst %/,%,$(dir $(1))) $(ARCH_$(1)) \
 	$(call kernel,$(1)) $(call initramfs,$(1)) $(B)/$(TREE_$(1))/linux
 
 check-series: $(STATE)/patched.rev
-	@scripts/check-apply.sh $(TREE) patches $(CHECK)
-	@scripts/checkpatch.sh $(TREE) patches $(CHECK)
+	@scripts/check/series.sh $(TREE) patches $(CHECK)
+	@scripts/check/checkpatch.sh $(TREE) patches $(CHECK)
 
 # Every deliberate break of tests/breaks/ still applies: it has its fields,
 # names IOMMU modes of guest/protocol.sh and its text occurs exactly once in
 # the tree (make check-breaks runs them; this only keeps them from going
 # stale); a stale one fails, named with its file.
 check-breaks-apply: $(STATE)/patched.rev
-	@$(TEST) "the breaks of tests/breaks apply to the tree" python3 scripts/break.py --verify \
+	@$(TEST) "the breaks of tests/breaks apply to the tree" python3 scripts/check/break.py --verify \
 		$(TREE) $(wildcard tests/breaks/*.json)
 
 # 'make posting' with a test sender: versions, identities, recipients, base
 # trailers, and the mails applying to give the tree.
 check-posting: $(STATE)/patched.rev
-	@scripts/test-posting.sh $(TREE) patches $(CHECK) "$(PROJECT_IDENT)"
+	@scripts/check/posting.sh $(TREE) patches $(CHECK) "$(PROJECT_IDENT)"
 
 # generic_pt's own KUnit suites, every page-table format with the map and
 # unmap fast paths, run as their authors run them: the tree's kunit.py on
@@ -354,17 +359,17 @@ check-posting: $(STATE)/patched.rev
 # then, so it fails spuriously in the x86_64 guest; uniprocessor UML keeps
 # it exact.
 check-iommupt: $(STATE)/patched.rev
-	@$(TEST) "KUnit of generic_pt on UML" scripts/kunit-uml.sh $(TREE) $(B)/kunit-uml \
+	@$(TEST) "KUnit of generic_pt on UML" scripts/check/kunit-uml.sh $(TREE) $(B)/kunit-uml \
 		drivers/iommu/generic_pt $(B)/check/iommupt.log
-	@scripts/guest-results.py $(TREE) $(B)/check/iommupt.log iommupt $(CHECK)
+	@scripts/results/guest-results.py $(TREE) $(B)/check/iommupt.log iommupt $(CHECK)
 
 # The series' IOVA cache suite as its users would run it, kunit.py on UML
 # (configs/iova.kunitconfig): the guests run it too, but a suite of a
 # library that needs no IOMMU must not need a guest.
 check-iova-uml: $(STATE)/patched.rev
-	@$(TEST) "KUnit of iova on UML" scripts/kunit-uml.sh $(TREE) $(B)/kunit-uml-iova \
+	@$(TEST) "KUnit of iova on UML" scripts/check/kunit-uml.sh $(TREE) $(B)/kunit-uml-iova \
 		configs/iova.kunitconfig $(B)/check/iova-uml.log
-	@scripts/guest-results.py $(TREE) $(B)/check/iova-uml.log iova-uml $(CHECK)
+	@scripts/results/guest-results.py $(TREE) $(B)/check/iova-uml.log iova-uml $(CHECK)
 
 # Linux 7.3's tools/testing/kunit, as build/kunit-tool/tools/testing/kunit:
 # a directory guest-results.py takes in place of a tree.
@@ -385,7 +390,7 @@ $(KUNIT_TOOL)/stamp: $(B)/deb-$(BASE_SERIES).tarball
 # needed (the series does not touch tools/testing/kunit).
 check-parsers: $(KUNIT_TOOL)/stamp
 	@mkdir -p $(dir $(CHECK))
-	@scripts/test-parsers.sh $(KUNIT_TOOL) $(CHECK)
+	@scripts/check/parsers.sh $(KUNIT_TOOL) $(CHECK)
 
 # The results layer's unit tests (tests/results/test_*.py, unittest):
 # report.py, per_patch.py, workload_table.py, guest-results.py, insns.py,
@@ -401,13 +406,13 @@ check-results:
 	done; exit $$rc
 
 check-shell:
-	@$(TEST) "shellcheck of the workbench" shellcheck -x scripts/*.sh archs/*.sh guest/init guest/*.sh guest/steps/*.sh .ci/run
+	@$(TEST) "shellcheck of the workbench" shellcheck -x scripts/*.sh scripts/*/*.sh archs/*.sh guest/init guest/*.sh guest/steps/*.sh .ci/run
 
 # deps.sh in a fresh Debian 12 root (debootstrap): its package list gives
 # every command the workbench calls, whatever this machine happens to have.
 check-deps: $(STATE)/deps
 	@mkdir -p $(B)/fresh $(dir $(CHECK))
-	@$(TEST) "deps.sh on a fresh Debian 12" scripts/fresh-deps.sh $(B)/fresh
+	@$(TEST) "deps.sh on a fresh Debian 12" scripts/check/deps.sh $(B)/fresh
 
 check-pristine: $(addprefix check-pristine-,$(ARCHS))
 
@@ -420,7 +425,7 @@ check-pristine-%: $(STATE)/pristine.rev
 # W=1 and sparse also compile the architecture's ALONE objects (archs/).
 check-%: $(STATE)/patched.rev $(STATE)/pristine.rev
 	@$(TEST) "build $* kernel" $(MAKE) --no-print-directory $(call initramfs,patched/$*)
-	@WB_ALONE="$(ALONE_$*)" scripts/warnings.sh $* $(TREE) $(call out,patched/$*) $(B)/pristine/linux \
+	@WB_ALONE="$(ALONE_$*)" scripts/check/warnings.sh $* $(TREE) $(call out,patched/$*) $(B)/pristine/linux \
 		$(call out,pristine/$*) $(CHECK) $(call fragments,patched/$*)
 	@$(call boots,patched/$*)
 
@@ -435,7 +440,7 @@ check-debug: $(STATE)/deps
 	@mkdir -p $(dir $(CHECK))
 	@rm -f $(CHECK)
 	@rc=0; $(MAKE) --no-print-directory -k check-debug-tests || rc=$$?; \
-		scripts/summary.sh $(CHECK) $$rc
+		scripts/check/summary.sh $(CHECK) $$rc
 
 # The debug boots, then check-report on their consoles: here rather than
 # beside check-debug-tests in check-tests, so that it always comes after
@@ -453,13 +458,13 @@ check-debug-tests: $(STATE)/patched.rev
 # reads the consoles already there: no kernel, no guest.
 check-report:
 	@mkdir -p $(dir $(CHECK))
-	@scripts/check-report.sh $(CHECK) $(B)/check
+	@scripts/check/report.sh $(CHECK) $(B)/check
 
 check-bisect: $(STATE)/patched.rev $(OLD_TOOL)/stamp
 	@mkdir -p $(dir $(CHECK))
 	@rm -f $(CHECK)
-	@rc=0; scripts/bisect.sh $(TREE) $(B)/bisect $(OLD_TOOL) $(CHECK) $(ARCHS) || rc=$$?; \
-		scripts/summary.sh $(CHECK) $$rc
+	@rc=0; scripts/check/bisect.sh $(TREE) $(B)/bisect $(OLD_TOOL) $(CHECK) $(ARCHS) || rc=$$?; \
+		scripts/check/summary.sh $(CHECK) $$rc
 
 # The series' tests can fail: each break of tests/breaks/<suite>.json, one
 # line of the tree changed, must fail the case of <suite> it names (about a
@@ -467,16 +472,16 @@ check-bisect: $(STATE)/patched.rev $(OLD_TOOL)/stamp
 # built from the clean tree again at the end.
 BREAKS ?= $(wildcard tests/breaks/*.json)
 # A file's "arch" names the guest its suite runs in (x86_64 unless set).
-breaks_of = $(strip $(foreach j,$(BREAKS),$(if $(filter $(1),$(shell python3 scripts/break.py --arch $(j))),$(j))))
+breaks_of = $(strip $(foreach j,$(BREAKS),$(if $(filter $(1),$(shell python3 scripts/check/break.py --arch $(j))),$(j))))
 check-breaks: $(STATE)/patched.rev
 	@mkdir -p $(dir $(CHECK))
 	@rm -f $(CHECK)
 	@rc=0; $(foreach arch,$(ARCHS),$(if $(call breaks_of,$(arch)),\
 	$(MAKE) --no-print-directory $(call initramfs,patched/$(arch)) || rc=1; \
 	for json in $(call breaks_of,$(arch)); do \
-		scripts/breaks.sh $(arch) $(TREE) $(call out,patched/$(arch)) $(IMAGE_$(arch)) \
+		scripts/check/breaks.sh $(arch) $(TREE) $(call out,patched/$(arch)) $(IMAGE_$(arch)) \
 			$(call initramfs,patched/$(arch)) $$json $(CHECK) $(call fragments,patched/$(arch)) || rc=1; \
-	done;)) scripts/summary.sh $(CHECK) $$rc
+	done;)) scripts/check/summary.sh $(CHECK) $$rc
 
 ## 6. Mails for the list
 
@@ -486,7 +491,7 @@ check-breaks: $(STATE)/patched.rev
 POSTING := $(B)/posting
 VERSION ?= 2
 posting: $(STATE)/patched.rev
-	@scripts/posting.sh $(TREE) patches $(POSTING) $(VERSION) "$(GIT_NAME) <$(GIT_EMAIL)>" \
+	@scripts/tree/posting.sh $(TREE) patches $(POSTING) $(VERSION) "$(GIT_NAME) <$(GIT_EMAIL)>" \
 		"$(PROJECT_IDENT)"
 
 ## 7. Where a one-page map and unmap spend their guest instructions
@@ -494,7 +499,7 @@ posting: $(STATE)/patched.rev
 # The instruction budget of a one-page map and unmap: the baseline and
 # patched x86_64 kernels that make measures, booted in each of INSNS_MODES
 # with QEMU's gdbstub; gdb single-steps dma_map_page_attrs() and
-# dma_unmap_page_attrs() calls and scripts/insns.py counts what each
+# dma_unmap_page_attrs() calls and scripts/results/insns.py counts what each
 # function they went through executed (build/insns/<mode>.txt).
 INSNS := $(B)/insns
 INSNS_MODES ?= $(shell . guest/protocol.sh && echo "$$WB_MODE_LAZY $$WB_MODE_STRICT")
@@ -502,10 +507,10 @@ INSNS_KERNELS := baseline patched
 
 insns: $(foreach k,$(INSNS_KERNELS),$(call kernel,$(k)/x86_64) $(call initramfs,$(k)/x86_64))
 	@for mode in $(INSNS_MODES); do \
-		$(foreach k,$(INSNS_KERNELS),scripts/insns.sh $$mode $(call kernel,$(k)/x86_64) \
+		$(foreach k,$(INSNS_KERNELS),scripts/run/insns.sh $$mode $(call kernel,$(k)/x86_64) \
 			$(call out,$(k)/x86_64)/vmlinux $(call initramfs,$(k)/x86_64) \
 			$(INSNS)/$(k)-$$mode || exit 1;) \
-		scripts/insns.py "$$mode mode" $(foreach k,$(INSNS_KERNELS),\
+		scripts/results/insns.py "$$mode mode" $(foreach k,$(INSNS_KERNELS),\
 			$(k):$(INSNS)/$(k)-$$mode.json:$(call out,$(k)/x86_64)/vmlinux) \
 			>$(INSNS)/$$mode.txt && cat $(INSNS)/$$mode.txt || exit 1; \
 	done
@@ -521,7 +526,7 @@ insns: $(foreach k,$(INSNS_KERNELS),$(call kernel,$(k)/x86_64) $(call initramfs,
 REVS ?=
 per-patch: $(STATE)/patched.rev $(call initramfs,patched/x86_64)
 	@test -n "$(REVS)" || { echo 'make per-patch: say REVS="<rev> <rev>..."'; exit 2; }
-	@WB_ICOUNT=$(ICOUNT) scripts/per-patch.sh $(TREE) $(B)/per-patch \
+	@WB_ICOUNT=$(ICOUNT) scripts/run/per-patch.sh $(TREE) $(B)/per-patch \
 		$(call initramfs,patched/x86_64) $(MODES) "wb.maps=$(MAPS) wb.granules=$(GRANULES) \
 		wb.depths=$(DEPTHS) wb.seconds=$(SECONDS)" $(REVS) -- $(call fragments,patched/x86_64)
 

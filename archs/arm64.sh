@@ -20,7 +20,7 @@ console=ttyAMA0
 # The kernel config fragments every arm64 kernel starts from (configs/)
 fragments="configs/common.config configs/arm64.config"
 # The guest's busybox: Debian's static arm64 one, which the machine's
-# packages cannot install beside its own (scripts/busybox-arm64.sh)
+# packages cannot install beside its own (scripts/build/busybox-arm64.sh)
 busybox=build/busybox-arm64
 # The workbench's test modules (modules/<name>/) each initramfs loads
 modules="wb_dma_test"

@@ -5,7 +5,7 @@ image=arch/x86/boot/bzImage
 cross=
 qemu="qemu-system-x86_64 -M q35"
 cpu="-cpu max"
-# The CPU when scripts/accel.sh finds KVM usable (WB_ACCEL=kvm)
+# The CPU when scripts/run/accel.sh finds KVM usable (WB_ACCEL=kvm)
 cpu_kvm="-accel kvm -cpu host"
 console=ttyS0
 # The kernel config fragments every x86_64 kernel starts from (configs/)
@@ -33,7 +33,7 @@ iommu_cm="-device intel-iommu,caching-mode=on" append_cm="intel_iommu=on wb.wb_d
 # The workload job's devices: two e1000e on QEMU hub 0 and two virtio-net on
 # hub 1 (behind the IOMMU: iommu_platform=on), so that what the first of a
 # pair transmits, the second receives; an NVMe controller, whose drive "nvm"
-# the caller adds (scripts/workloads.sh: a sparse raw file; QEMU 7.2's NVMe
+# the caller adds (scripts/run/workloads.sh: a sparse raw file; QEMU 7.2's NVMe
 # on the null block driver loses completions at queue depth 32).
 net_qemu="-netdev hubport,id=e0,hubid=0 -device e1000e,netdev=e0,mac=52:54:00:00:00:01
 	-netdev hubport,id=e1,hubid=0 -device e1000e,netdev=e1,mac=52:54:00:00:00:02

@@ -3,7 +3,7 @@
 # The result protocol between the guests and the host, in one place: the
 # IOMMU modes, the guest job's markers, the kinds of the JSON objects the
 # steps print and the counters' names. The guest's scripts (guest/lib.sh)
-# and the host's (scripts/lib.sh) source this file; scripts/protocol.py
+# and the host's (scripts/lib.sh) source this file; scripts/results/protocol.py
 # reads it for the Python without a shell, so it holds plain assignments
 # only: NAME=word or NAME="words", where $NAME or ${NAME} names an earlier
 # one. Renaming a value here renames it everywhere (tests/results/).
@@ -25,7 +25,7 @@ WB_MODES="$WB_MODE_DIRECT $WB_MODE_LAZY $WB_MODE_STRICT $WB_MODE_CM"
 WB_JOB_MARKER="# wb: job="
 WB_END_MARKER="# wb: end rc="
 # The trace step's diagnostic line (ktap_print_msg adds "# "): the runs a
-# debugger steps through are about to start (scripts/insns.sh).
+# debugger steps through are about to start (scripts/run/insns.sh).
 WB_TRACE_START="wb: trace runs start"
 # Lines a test prints around kernel reports it provokes on purpose: what
 # the kernel reports between them does not fail the console.

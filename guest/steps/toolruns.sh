@@ -3,7 +3,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The toolruns step: dma_map_benchmark runs of one kind (wb.toolruns=),
 # their output as diagnostic lines, for the numbers the commit messages of
-# part 1 cite (scripts/toolruns.sh boots it). No pass or fail of its own
+# part 1 cite (scripts/run/toolruns.sh boots it). No pass or fail of its own
 # but a missing device:
 #   legacy      Linux 7.3's tool and, if there, the series', 1 and 64 pages
 #   legacy1024  the same at 1024 pages

@@ -3,7 +3,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The trace step: one-page maps and unmaps on one thread, run after run, for
 # a debugger on QEMU's gdbstub to single-step some of them
-# (scripts/insns.sh, which powers the guest off when it is done). The line
+# (scripts/run/insns.sh, which powers the guest off when it is done). The line
 # "# $WB_TRACE_START" (guest/protocol.sh) says the runs are about to start.
 set -eu
 # shellcheck source=guest/lib.sh

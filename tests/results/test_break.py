@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Tests of scripts/break.py on a scratch tree, and of the break files of
+"""Tests of scripts/check/break.py on a scratch tree, and of the break files of
 tests/breaks/ as data (their texts against a tree are make
 check-breaks-apply's)."""
 
@@ -119,7 +119,7 @@ class ModesTest(ScratchTree):
         self.assertIn("no-fails: it has no fails", output)
 
 
-# scripts/breaks.sh with kbuild.sh and boot.sh standing in for the kernel
+# scripts/check/breaks.sh with kbuild.sh and boot.sh standing in for the kernel
 # build and QEMU: the boot's console shows the case failing in every mode
 # but strict.
 FAKE_BOOT = """#!/bin/bash
@@ -133,16 +133,18 @@ class BreaksShTest(ScratchTree):
     def setUp(self):
         super().setUp()
         scripts = os.path.join(self.dir, "w", "scripts")
-        os.makedirs(scripts)
-        for name in ("breaks.sh", "break.py", "protocol.py", "lib.sh"):
-            shutil.copy(os.path.join(wbtest.SCRIPTS, name), scripts)
+        for flow in ("check", "results", "build", "run"):
+            os.makedirs(os.path.join(scripts, flow))
+        shutil.copy(os.path.join(wbtest.SCRIPTS, "lib.sh"), scripts)
+        for name in ("check/breaks.sh", "check/break.py", "results/protocol.py"):
+            shutil.copy(os.path.join(wbtest.SCRIPTS, name), os.path.join(scripts, name))
         os.makedirs(os.path.join(self.dir, "w", "guest"))
         shutil.copy(wbtest.PROTOCOL, os.path.join(self.dir, "w", "guest"))
-        for name, text in (("kbuild.sh", "#!/bin/bash\n"), ("boot.sh", FAKE_BOOT)):
+        for name, text in (("build/kbuild.sh", "#!/bin/bash\n"), ("run/boot.sh", FAKE_BOOT)):
             with open(os.path.join(scripts, name), "w") as out:
                 out.write(text)
             os.chmod(os.path.join(scripts, name), 0o755)
-        self.script = os.path.join(scripts, "breaks.sh")
+        self.script = os.path.join(scripts, "check", "breaks.sh")
         git = ["git", "-C", self.tree, "-c", "user.name=t", "-c", "user.email=t@t"]
         subprocess.run(git[:3] + ["init", "-q"], check=True)
         subprocess.run(git + ["add", "-A"], check=True)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Tests of scripts/guest-results.py on the saved consoles of
+"""Tests of scripts/results/guest-results.py on the saved consoles of
 tests/consoles/, without a kernel tree or the KUnit tool: kunit.py parse is
 replaced by a stand-in, so the results checked here are those the script
 finds itself (the job's end line, the stale-IOVA faults, kernel reports,

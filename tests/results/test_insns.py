@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Tests of scripts/insns.py's parsing and table (make insns), on traces
+"""Tests of scripts/results/insns.py's parsing and table (make insns), on traces
 and symbol tables made up here: no kernel, no gdb."""
 
 import io

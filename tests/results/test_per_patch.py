@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Tests of scripts/per_patch.py, make per-patch's table, on the consoles
+"""Tests of scripts/results/per_patch.py, make per-patch's table, on the consoles
 of tests/bench/ taken as two kernels of a series."""
 
 import os

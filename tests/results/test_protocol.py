@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Tests of scripts/protocol.py and guest/protocol.sh: the Python reads what
+"""Tests of scripts/results/protocol.py and guest/protocol.sh: the Python reads what
 the shell sources, the data that names modes uses the protocol's, the
 module's fault line matches FAULTS, and the shell follows a rename."""
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Tests of scripts/report.py (and its cost_model.py) on the saved
+"""Tests of scripts/results/report.py (and its cost_model.py) on the saved
 benchmark consoles of tests/bench/: the table, bench.csv, bench.json and
 the exit status, the units that make a row, and a renamed mode, counter or
 JSON kind in guest/protocol.sh, which the report must follow."""

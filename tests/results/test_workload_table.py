@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Tests of scripts/workload_table.py, the workloads' part of the report,
+"""Tests of scripts/results/workload_table.py, the workloads' part of the report,
 on the saved workload consoles of tests/bench/*/workloads/."""
 
 import io

@@ -19,16 +19,27 @@ import tempfile
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 SCRIPTS = os.path.join(ROOT, "scripts")
+# The results layer's modules (scripts/results/) import each other by name.
+RESULTS = os.path.join(SCRIPTS, "results")
 BENCH = os.path.join(ROOT, "tests", "bench")
 CONSOLES = os.path.join(ROOT, "tests", "consoles")
 PROTOCOL = os.path.join(ROOT, "guest", "protocol.sh")
-sys.path.insert(0, SCRIPTS)
+sys.path.insert(0, RESULTS)
+
+
+def script_path(name):
+    """scripts/<flow>/<name>: the one script of that name in any flow."""
+    found = [os.path.join(SCRIPTS, flow, name) for flow in sorted(os.listdir(SCRIPTS))
+             if os.path.isfile(os.path.join(SCRIPTS, flow, name))]
+    if len(found) != 1:
+        raise LookupError(f"{len(found)} scripts named {name} in {SCRIPTS}")
+    return found[0]
 
 
 def script_module(name):
     """A script whose file name is no module name (guest-results.py)."""
     spec = importlib.util.spec_from_file_location(name.replace("-", "_"),
-                                                  os.path.join(SCRIPTS, name + ".py"))
+                                                  script_path(name + ".py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -60,7 +71,7 @@ def run_script(name, *args, protocol=None):
     env.pop("WB_PROTOCOL", None)
     if protocol:
         env["WB_PROTOCOL"] = protocol
-    run = subprocess.run([sys.executable, os.path.join(SCRIPTS, name), *args],
+    run = subprocess.run([sys.executable, script_path(name), *args],
                          capture_output=True, text=True, env=env)
     return run.returncode, run.stdout + run.stderr
 

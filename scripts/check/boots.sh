@@ -1,0 +1,50 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Run the boots of configs/boots for one kernel and architecture, each as a
+# test of 'make check', and record what each console shows
+# (guest-results.py).
+# Usage: check/boots.sh <results> <boots table> <kernel> <arch> <image> <initramfs> <tree>
+set -eu
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/../lib.sh"
+
+[ $# = 7 ] || die "usage: check/boots.sh <results> <boots> <kernel> <arch> <image> <initramfs> <tree>"
+results=$1 table=$2 kernel=$3 arch=$4 image=$5 initrd=$6 tree=$7
+logs=$(dirname "$results")
+
+# The QEMU options of a row's devices: none, or the architecture's NVMe
+# workload device, its namespace on QEMU's null block driver (reads at
+# queue depth 1 only: see archs/x86_64.sh).
+devices() { # <devices column>
+	case $1 in
+	-) ;;
+	nvme)
+		[ -n "${nvme_qemu:-}" ] || die "$table: $arch has no NVMe workload device"
+		echo "$nvme_qemu -drive if=none,id=nvm,driver=null-co" ;;
+	*) die "$table: unknown devices '$1'" ;;
+	esac
+}
+
+arch_facts "$arch"
+rc=0
+found=""
+# The table on fd 3: nothing a boot runs can read it away.
+while read -r label row_arch row_kernel mode suites devices seconds append <&3; do
+	case $label in "#"* | "") continue ;; esac
+	if [ "$row_arch" != "$arch" ] || [ "$row_kernel" != "$kernel" ]; then
+		continue
+	fi
+	found=1
+	log=$logs/$label.log
+	[ "$seconds" != - ] || seconds=$WB_KUNIT_SECONDS
+	"$WB_SCRIPTS/check/test.sh" "$results" "boot $label ($kernel kernel, $mode)" \
+		env WB_QEMU_ARGS="$(devices "$devices")" \
+		"$WB_SCRIPTS/run/boot.sh" "$arch" "$mode" "$image" "$initrd" "$log" "$seconds" \
+		"$WB_KUNIT_APPEND $append" </dev/null || rc=1
+	no_kunit=--no-kunit
+	[ "$suites" != kunit ] || no_kunit=""
+	# shellcheck disable=SC2086 # $no_kunit is an option or nothing
+	"$WB_SCRIPTS/results/guest-results.py" $no_kunit "$tree" "$log" "$label" "$results" </dev/null || rc=1
+done 3<"$table"
+[ -n "$found" ] || die "$table has no boot of the $kernel $arch kernel"
+exit $rc

@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Apply one deliberate break of a tests/breaks/<suite>.json file to a tree.
+
+Each break replaces one exact text (which must occur once) in one file; it
+is undone with git checkout of that file. Prints the KUnit case that the
+break must make fail. A break runs in the IOMMU modes it names ("modes"),
+else in the file's ("modes", or "mode"), else in lazy mode: one break file
+serves every mode its suite must be broken in.
+
+Usage: break.py <tree> <breaks.json> <name>    apply <name>, print its case
+       break.py --list <breaks.json>           print the names
+       break.py --modes <breaks.json> <name>   print the modes <name> runs in
+       break.py --arch <breaks.json>           print the guest's architecture
+       break.py --verify <tree> <breaks.json>...
+                                               every break is complete, names
+                                               modes guest/protocol.sh knows,
+                                               and its text occurs once
+"""
+import json
+import os
+import sys
+
+# guest/protocol.sh as Python: scripts/results/protocol.py
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "results"))
+import protocol  # noqa: E402
+
+FIELDS = ("name", "file", "old", "new", "fails")
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def breaks(path):
+    return load(path)["breaks"]
+
+
+def modes(data, brk):
+    """The IOMMU modes a break runs in: its own, else its file's."""
+    return brk.get("modes") or data.get("modes") or [data.get("mode", protocol.MODE_LAZY)]
+
+
+def apply(tree, brk):
+    path = os.path.join(tree, brk["file"])
+    with open(path) as f:
+        text = f.read()
+    if text.count(brk["old"]) != 1:
+        sys.exit(f"break.py: {brk['name']}: its text occurs "
+                 f"{text.count(brk['old'])} times in {brk['file']}, not once")
+    with open(path, "w") as f:
+        f.write(text.replace(brk["old"], brk["new"]))
+
+
+def occurrences(tree, brk):
+    try:
+        with open(os.path.join(tree, brk["file"])) as f:
+            return f.read().count(brk["old"])
+    except FileNotFoundError:
+        return 0
+
+
+def problems(tree, data, brk):
+    """What keeps one break from running as its file says."""
+    # "new" may be empty: a break may delete its text
+    missing = [f for f in FIELDS if f not in brk or (f != "new" and not brk[f])]
+    if missing:
+        return [f"it has no {', '.join(missing)}"]
+    found = [f"its text occurs {occurrences(tree, brk)} times in {brk['file']}, not once"
+             ] if occurrences(tree, brk) != 1 else []
+    unknown = [m for m in modes(data, brk) if m not in protocol.MODES]
+    if unknown:
+        found.append(f"mode {' '.join(unknown)} is not one of WB_MODES ({' '.join(protocol.MODES)})")
+    return found
+
+
+def verify(tree, paths):
+    """Whether every break of every file can still be run: a break whose
+    text no longer occurs exactly once would fail without testing anything."""
+    stale = [f"{path}: {brk.get('name', '?')}: {problem}"
+             for path in paths for brk in breaks(path)
+             for problem in problems(tree, load(path), brk)]
+    print("\n".join(stale) or f"{sum(len(breaks(p)) for p in paths)} breaks apply")
+    return not stale
+
+
+def find(path, name):
+    for brk in breaks(path):
+        if brk["name"] == name:
+            return brk
+    sys.exit(f"break.py: no break named {name} in {path}")
+
+
+def main(argv):
+    if len(argv) >= 4 and argv[1] == "--verify":
+        sys.exit(0 if verify(argv[2], argv[3:]) else 1)
+    if len(argv) == 3 and argv[1] == "--list":
+        print("\n".join(b["name"] for b in breaks(argv[2])))
+        return
+    if len(argv) == 4 and argv[1] == "--modes":
+        print(" ".join(modes(load(argv[2]), find(argv[2], argv[3]))))
+        return
+    if len(argv) == 3 and argv[1] == "--arch":
+        print(load(argv[2]).get("arch", "x86_64"))
+        return
+    if len(argv) != 4:
+        sys.exit(__doc__)
+    tree, path, name = argv[1:]
+    brk = find(path, name)
+    apply(tree, brk)
+    print(brk["fails"])
+
+
+if __name__ == "__main__":
+    main(sys.argv)

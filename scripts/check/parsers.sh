@@ -1,0 +1,83 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Test the console parsers on saved consoles, one result per case.
+# guest-results.py: each tests/consoles/<name>.log, parsed with the
+# arguments in <name>.args (its label, and --no-kunit for a console whose
+# built-in suites are not read), must record exactly <name>.expected; its
+# KTAP parser is the kunit.py of <kunit dir>, a directory holding
+# tools/testing/kunit (make check-parsers: Linux 7.3's, extracted from the
+# source tarball, so no patched tree is needed; a kernel tree works too).
+# report.py: each tests/bench/<case>/ holds the baseline/ and patched/
+# consoles of a benchmark, and may hold workloads/baseline/ and
+# workloads/patched/, those of the workloads; the report must write
+# expected.csv (and expected-workloads.csv) and exit with expected-status
+# (failed, lost, cut-off or missing runs and workloads make it fail).
+# per_patch.py: the same consoles as two kernels of a series must give
+# expected-per-patch.txt, its table and exit status.
+# Usage: check/parsers.sh <kunit dir> <results>
+set -eu
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/../lib.sh"
+
+[ $# = 2 ] || die "usage: check/parsers.sh <kunit dir> <results>"
+kunit_dir=$1 results=$2
+[ -f "$kunit_dir/tools/testing/kunit/kunit.py" ] ||
+	die "$kunit_dir holds no tools/testing/kunit/kunit.py"
+consoles=$WB_SCRIPTS/../tests/consoles
+got=$(mktemp)
+trap 'rm -f "$got" "$got.diff" "$got.err"' EXIT
+
+rc=0
+for log in "$consoles"/*.log; do
+	name=$(basename "$log" .log)
+	: >"$got"
+	# shellcheck disable=SC2046 # the .args file holds words
+	"$WB_SCRIPTS/results/guest-results.py" "$kunit_dir" "$log" $(cat "$consoles/$name.args") "$got" \
+		>/dev/null 2>"$got.err" || true
+	if diff -u "$consoles/$name.expected" "$got" >"$got.diff"; then
+		record "$results" PASS "guest-results.py on tests/consoles/$name.log"
+	else
+		cat "$got.diff" "$got.err"
+		record "$results" FAIL "guest-results.py on tests/consoles/$name.log" "results differ"
+		rc=1
+	fi
+	rm -f "$got.diff" "$got.err"
+done
+
+out=$(mktemp -d)
+trap 'rm -rf "$got" "$got.diff" "$got.err" "$out" "$out.log"' EXIT
+for case in "$WB_SCRIPTS"/../tests/bench/*/; do
+	name=$(basename "$case")
+	status=0
+	workloads=()
+	[ ! -d "$case/workloads" ] || workloads=("$case/workloads/baseline" "$case/workloads/patched")
+	"$WB_SCRIPTS/results/report.py" "$out" "$case/baseline" "$case/patched" tcg "${workloads[@]}" \
+		>"$out.log" 2>&1 || status=$?
+	if [ "$status" = "$(cat "$case/expected-status")" ] &&
+		diff -u "$case/expected.csv" "$out/bench.csv" &&
+		{ [ ! -d "$case/workloads" ] ||
+			diff -u "$case/expected-workloads.csv" "$out/workloads.csv"; }; then
+		record "$results" PASS "report.py on tests/bench/$name"
+	else
+		tail -n 20 "$out.log"
+		record "$results" FAIL "report.py on tests/bench/$name" "exit $status or its table differs"
+		rc=1
+	fi
+	rm -f "$out"/*
+done
+
+# per_patch.py on the same consoles, as two kernels of a series: its table
+# and exit status must be expected-per-patch.txt.
+for case in "$WB_SCRIPTS"/../tests/bench/*/; do
+	name=$(basename "$case")
+	{
+		"$WB_SCRIPTS/results/per_patch.py" "$case" baseline patched && echo "exit: 0" || echo "exit: $?"
+	} >"$out.log" 2>&1
+	if diff -u "$case/expected-per-patch.txt" "$out.log"; then
+		record "$results" PASS "per_patch.py on tests/bench/$name"
+	else
+		record "$results" FAIL "per_patch.py on tests/bench/$name" "its table or exit status differs"
+		rc=1
+	fi
+done
+exit $rc

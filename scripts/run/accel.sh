@@ -1,0 +1,19 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Choose the x86_64 accelerator: KVM only when the CPU offers vmx/svm,
+# /dev/kvm is usable and a probe boot of <kernel> reaches the guest's init;
+# else TCG. Prints "kvm" or "tcg" on stdout and the reason on stderr.
+# Usage: accel.sh <kernel> <initrd> <log>
+set -eu
+
+kernel=$1 initrd=$2 log=$3
+
+tcg() { echo "accelerator: TCG ($1)" >&2; echo tcg; exit 0; }
+
+grep -qwE 'vmx|svm' /proc/cpuinfo || tcg "the CPU shows no vmx/svm flag"
+[ -w /dev/kvm ] || tcg "/dev/kvm is missing or not writable"
+WB_ACCEL=kvm "$WB_SCRIPTS/run/boot.sh" x86_64 off "$kernel" "$initrd" "$log" 60 \
+	wb.job=probe >/dev/null 2>&1 ||
+	tcg "a probe boot under KVM did not reach init within 60 s"
+echo "accelerator: KVM" >&2
+echo kvm
