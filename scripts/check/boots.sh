@@ -19,13 +19,14 @@ devices() { # <devices column>
 	case $1 in
 	-) ;;
 	nvme)
-		[ -n "${nvme_qemu:-}" ] || die "$table: $arch has no NVMe workload device"
-		echo "$nvme_qemu -drive if=none,id=nvm,driver=null-co" ;;
+		# arch_facts in a subshell: its names (image, ...) are ours too
+		nvme=$(arch_facts "$arch" && echo "${nvme_qemu:-}")
+		[ -n "$nvme" ] || die "$table: $arch has no NVMe workload device"
+		echo "$nvme -drive if=none,id=nvm,driver=null-co" ;;
 	*) die "$table: unknown devices '$1'" ;;
 	esac
 }
 
-arch_facts "$arch"
 rc=0
 found=""
 # The table on fd 3: nothing a boot runs can read it away.
