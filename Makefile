@@ -133,7 +133,9 @@ $(foreach a,$(ARCHS),$(foreach f,$(ARCH_FACTS),\
 # by kernel_rules below; TREE_<kernel>, ARCH_<kernel>, MORE_<kernel> and
 # GUEST_<kernel> hold its columns.
 KERNEL_TABLE := configs/kernels
-KERNEL_ROWS := $(shell awk '!/^\#/ && NF == 5 { print $$1 "|" $$2 "|" $$3 "|" $$4 "|" $$5 }' $(KERNEL_TABLE))
+KERNEL_ROWS := $(shell awk '!/^\#/ && NF { print $$1 "|" $$2 "|" $$3 "|" $$4 "|" $$5 "|" $$6 }' $(KERNEL_TABLE))
+$(foreach r,$(KERNEL_ROWS),$(if $(filter-out 5,$(words $(subst |, ,$(r)))),\
+	$(error $(KERNEL_TABLE): a row of $(words $(subst |, ,$(r))) columns, not 5: $(subst |, ,$(r)))))
 KERNELS := $(foreach r,$(KERNEL_ROWS),$(firstword $(subst |, ,$(r))))
 $(foreach r,$(KERNEL_ROWS),$(eval row := $(subst |, ,$(r)))\
 	$(eval TREE_$(word 1,$(row)) := $(word 2,$(row)))\
@@ -153,6 +155,7 @@ kdir = $(B)/$(patsubst %/,%,$(dir $(1)))
 out = $(call kdir,$(1))/out-$(notdir $(1))
 kernel = $(call out,$(1))/$(IMAGE_$(ARCH_$(1)))
 fragments = $(FRAGMENTS_$(ARCH_$(1))) $(MORE_$(1))
+fragment_list = $(call kdir,$(1))/fragments-$(notdir $(1))
 tools = $(call kdir,$(1))/tools-$(notdir $(1))/dma_map_benchmark
 modules = $(if $(filter modules,$(GUEST_$(1))),\
 	$(foreach m,$(MODULES_$(ARCH_$(1))),$(call kdir,$(1))/modules-$(notdir $(1))/$(m)/$(m).ko))
@@ -242,7 +245,8 @@ $(RANDREAD): workload/randread.c | $(STATE)/deps
 # The rules of one kernel of configs/kernels: its image from its tree and
 # config fragments, its tools, its test modules, its initramfs.
 define kernel_rules
-$(call kernel,$(1)): $(STATE)/$(TREE_$(1)).rev $(call fragments,$(1)) scripts/build/kbuild.sh scripts/build/kconfig.sh
+$(call kernel,$(1)): $(STATE)/$(TREE_$(1)).rev $(call fragment_list,$(1)) $(call fragments,$(1)) \
+		scripts/build/kbuild.sh scripts/build/kconfig.sh
 	@$(STAGE) "$(1) kernel" scripts/build/kbuild.sh $(ARCH_$(1)) $(B)/$(TREE_$(1))/linux $(call out,$(1)) \
 		$(call fragments,$(1))
 
@@ -256,7 +260,16 @@ $(m): $(call kernel,$(1)) $(wildcard modules/$(basename $(notdir $(m)))/*) scrip
 		$(B)/$(TREE_$(1))/linux $(call out,$(1)) modules/$(basename $(notdir $(m))) $(dir $(m))
 )
 
-$(call initramfs,$(1)): $(call guest_prerequisites,$(1)) $(BUSYBOX_$(ARCH_$(1))) $(GUEST) scripts/build/initramfs.sh
+# The list of its fragments, rewritten only when it changes: a fragment
+# dropped from configs/kernels or archs/ reconfigures the kernel too.
+$(call fragment_list,$(1)): FORCE
+	@mkdir -p $$(dir $$@)
+	@echo "$(call fragments,$(1))" >$$@.new
+	@if cmp -s $$@.new $$@; then rm $$@.new; else mv $$@.new $$@; fi
+
+# The tree too: the initramfs takes the tree's KTAP helpers.
+$(call initramfs,$(1)): $(STATE)/$(TREE_$(1)).rev $(call guest_prerequisites,$(1)) $(BUSYBOX_$(ARCH_$(1))) \
+		$(GUEST) scripts/build/initramfs.sh
 	@$(STAGE) "$(1) initramfs" scripts/build/initramfs.sh $(BUSYBOX_$(ARCH_$(1))) guest $$@ \
 		$(call ktap_helpers,$(1)) $(call guest_files,$(1))
 

@@ -12,10 +12,11 @@ set -eu
 
 kernel=$1 mode=$2 kind=$3 smp=$4 icount=$5 extra=${6:-}
 b=build/$kernel
+image=$(arch_facts x86_64 && echo "$image")
 [ -f "$b/initramfs-x86_64.cpio.gz" ] || die "$b/initramfs-x86_64.cpio.gz: build it first (make $b/initramfs-x86_64.cpio.gz)"
 mkdir -p build/toolruns
 log=build/toolruns/$kernel-$mode-$kind${WB_TAG:+-$WB_TAG}.log
 [ "$icount" != - ] || icount=""
-WB_SMP=$smp WB_ICOUNT=$icount "$WB_SCRIPTS/run/boot.sh" x86_64 "$mode" "$b/out-x86_64/arch/x86/boot/bzImage" \
+WB_SMP=$smp WB_ICOUNT=$icount "$WB_SCRIPTS/run/boot.sh" x86_64 "$mode" "$b/out-x86_64/$image" \
 	"$b/initramfs-x86_64.cpio.gz" "$log" 900 "wb.job=toolruns wb.toolruns=$kind $extra" || true
 sed -n 's/^ *# //p' "$log" | grep -v '^wb: \|^Subtest\|^Totals'

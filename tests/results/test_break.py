@@ -90,11 +90,13 @@ class VerifyTest(ScratchTree):
     def test_a_stale_break_is_named_with_its_file(self):
         good = self.breaks(self.brk("one", "\treturn 1;\n"))
         stale = self.breaks(self.brk("gone", "\treturn 2;\n"),
+                            self.brk("twice", "int b;\n"),
                             self.brk("missing-file", "x", file="lib/none.c"))
         status, output = break_py("--verify", self.tree, good, stale)
         self.assertEqual(status, 1)
         self.assertEqual(output.splitlines(), [
             f"{stale}: gone: its text occurs 0 times in lib/a.c, not once",
+            f"{stale}: twice: its text occurs 2 times in lib/a.c, not once",
             f"{stale}: missing-file: its text occurs 0 times in lib/none.c, not once"])
 
 

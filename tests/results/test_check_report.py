@@ -1,0 +1,75 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Tests of scripts/check/report.sh, make check-report: report.py fed the
+debug boots' consoles, here the saved ones of tests/consoles/ (the three
+debug rows of configs/boots), whole and with one object taken out or
+doubled."""
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+import wbtest
+import protocol
+
+LABELS = ("x86_64-debug-lazy", "x86_64-debug-strict", "x86_64-debug-cm")
+
+
+class CheckReportTest(unittest.TestCase):
+
+    def setUp(self):
+        self.fresh_copies()
+
+    def fresh_copies(self):
+        """The saved consoles, copied where a case may edit them."""
+        self.dir = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.dir)
+        self.logs = os.path.join(self.dir, "logs")
+        os.makedirs(self.logs)
+        for label in LABELS:
+            shutil.copy(os.path.join(wbtest.CONSOLES, label + ".log"), self.logs)
+
+    def edit(self, label, kind, how):
+        """Take out (how="drop") or double (how="double") the first JSON
+        object of <kind> in <label>'s console."""
+        path = os.path.join(self.logs, label + ".log")
+        lines = wbtest.read(path).splitlines(keepends=True)
+        start = re.compile(r'^\s*# \{"' + re.escape(kind) + '":')
+        i = next(n for n, line in enumerate(lines) if start.match(line))
+        lines[i:i + 1] = [] if how == "drop" else [lines[i]] * 2
+        with open(path, "w") as out:
+            out.writelines(lines)
+
+    def run_report(self):
+        results = os.path.join(self.dir, "results")
+        run = subprocess.run(["bash", wbtest.script_path("report.sh"), results, self.logs],
+                             capture_output=True, text=True)
+        return run.returncode, wbtest.read(results).strip() if os.path.exists(results) else ""
+
+    def test_the_saved_consoles_pass(self):
+        self.assertEqual(self.run_report(), (
+            0, "PASS report.py on the debug boots' consoles # 32 runs, 1 workloads"))
+
+    def test_a_lost_or_doubled_object_fails(self):
+        for label, kind, how in ((LABELS[1], protocol.KIND_RUN, "drop"),
+                                 (LABELS[2], protocol.KIND_RUN, "double"),
+                                 (LABELS[0], protocol.KIND_WORKLOAD, "drop"),
+                                 (LABELS[0], protocol.KIND_WORKLOAD, "double")):
+            with self.subTest(label=label, kind=kind, how=how):
+                self.fresh_copies()
+                self.edit(label, kind, how)
+                status, result = self.run_report()
+                self.assertEqual(status, 1, result)
+                self.assertTrue(result.startswith("FAIL report.py on the debug boots"), result)
+
+    def test_a_missing_console_fails(self):
+        os.remove(os.path.join(self.logs, LABELS[2] + ".log"))
+        status, result = self.run_report()
+        self.assertEqual(status, 1)
+        self.assertIn("no console of boot x86_64-debug-cm", result)
+
+
+if __name__ == "__main__":
+    unittest.main()
