@@ -26,6 +26,10 @@
 #                      function, baseline beside patched (gdb single-steps)
 #   make per-patch REVS="<rev>..."   the benchmark of the kernel at each
 #                      revision, side by side: what each patch changes
+#   make hw-kit        the kit that runs the benchmark on a booted machine,
+#                      x86_64 and arm64 (build/hw-kit/; hw/README.md)
+#   make hw-report A=<dir> B=<dir>   two of its result sets (one machine,
+#                      one matrix; ANYWAY=1 to compare others) as make's report
 #   make reset-tree    take patches/ again, dropping unexported tree commits
 #   make clean-results measure again on the next make
 #   make clean         remove build/ (ccache stays)
@@ -40,6 +44,8 @@
 #   make check-series       each patch applies in order; checkpatch --strict
 #   make check-posting      make posting with a test sender
 #   make check-shell        shellcheck of every workbench script
+#   make check-hw           the hardware kit's runner on a fake sysfs (tests/hw/):
+#                           refusals, giving back, group types; no tree, no guest
 #   make check-results      the results layer's unit tests (tests/results/):
 #                           parsers, tables, protocol, break.py; no tree, no guest
 #   make check-parsers      guest-results.py, report.py and per_patch.py on the
@@ -145,7 +151,8 @@ $(foreach r,$(KERNEL_ROWS),$(eval row := $(subst |, ,$(r)))\
 # The guest boots of check, as a table (label, architecture, kernel, IOMMU
 # mode, whether the built-in suites count, devices, time limit, command line).
 BOOTS := configs/boots
-GUEST := $(wildcard guest/init guest/*.sh guest/steps/*.sh)
+# The guests carry the hardware kit's runner too (guest/steps/hwkit.sh).
+GUEST := $(wildcard guest/init guest/*.sh guest/steps/*.sh) hw/hw-run.sh
 STAGE := scripts/stage.sh
 TEST := scripts/check/test.sh $(CHECK)
 
@@ -180,7 +187,7 @@ ktap_helpers = $(B)/$(TREE_$(1))/linux/tools/testing/selftests/kselftest/ktap_he
 .PHONY: all per-patch report workloads check check-tests check-series check-posting check-shell check-pristine tree export posting \
 	check-breaks-apply check-results check-report \
 	apply check-bisect check-breaks check-iommupt check-iova-uml check-parsers check-debug check-debug-tests check-deps reset-tree \
-	insns clean-results clean FORCE
+	insns clean-results clean hw-kit hw-report check-hw FORCE
 
 all: report
 
@@ -271,7 +278,7 @@ $(call fragment_list,$(1)): FORCE
 $(call initramfs,$(1)): $(STATE)/$(TREE_$(1)).rev $(call guest_prerequisites,$(1)) $(BUSYBOX_$(ARCH_$(1))) \
 		$(GUEST) scripts/build/initramfs.sh
 	@$(STAGE) "$(1) initramfs" scripts/build/initramfs.sh $(BUSYBOX_$(ARCH_$(1))) guest $$@ \
-		$(call ktap_helpers,$(1)) $(call guest_files,$(1))
+		$(call ktap_helpers,$(1)) hw/hw-run.sh $(call guest_files,$(1))
 
 # Named so that make never takes them for intermediate files, which it
 # would delete after use and not remake when missing.
@@ -340,7 +347,7 @@ check: $(STATE)/deps
 	@rc=0; $(MAKE) --no-print-directory -k check-tests || rc=$$?; \
 		scripts/check/summary.sh $(CHECK) $$rc
 
-check-tests: check-series check-posting check-shell check-results check-parsers check-deps check-breaks-apply \
+check-tests: check-series check-posting check-shell check-hw check-results check-parsers check-deps check-breaks-apply \
 	$(addprefix check-,$(ARCHS)) check-pristine check-iommupt check-iova-uml check-debug-tests
 
 # Every boot of $(BOOTS) of kernel <dir>/<arch> of configs/kernels, with
@@ -419,7 +426,15 @@ check-results:
 	done; exit $$rc
 
 check-shell:
-	@$(TEST) "shellcheck of the workbench" shellcheck -x scripts/*.sh scripts/*/*.sh archs/*.sh guest/init guest/*.sh guest/steps/*.sh .ci/run
+	@$(TEST) "shellcheck of the workbench" shellcheck -x scripts/*.sh scripts/*/*.sh archs/*.sh guest/init guest/*.sh guest/steps/*.sh .ci/run \
+		hw/*.sh tests/hw/*.sh tests/hw/bin/*
+
+# The hardware kit's runner on a fake machine (tests/hw/): a kit laid out by
+# scripts/build/hw-kit.sh with stand-in tools, a fake sysfs whose kernel
+# part tests/hw/fake_kernel.py plays; no tree, no root, no guest.
+check-hw:
+	@mkdir -p $(dir $(CHECK))
+	@$(TEST) "the hardware kit on a fake sysfs" python3 -B -m unittest discover -s tests/hw
 
 # deps.sh in a fresh Debian 12 root (debootstrap): its package list gives
 # every command the workbench calls, whatever this machine happens to have.
@@ -542,6 +557,40 @@ per-patch: $(STATE)/patched.rev $(call initramfs,patched/x86_64)
 	@WB_ICOUNT=$(ICOUNT) scripts/run/per-patch.sh $(TREE) $(B)/per-patch \
 		$(call initramfs,patched/x86_64) $(MODES) "wb.maps=$(MAPS) wb.granules=$(GRANULES) \
 		wb.depths=$(DEPTHS) wb.seconds=$(SECONDS)" $(REVS) -- $(call fragments,patched/x86_64)
+
+## 9. The hardware kit: the benchmark on a booted machine (hw/, issue 31)
+
+# The kit of each architecture (scripts/build/hw-kit.sh): hw/hw-run.sh, the
+# guests' bench and workload steps with their helpers, the patched and
+# Linux 7.3's dma_map_benchmark and randread, static; from the patched
+# tree's tools alone (scripts/build/tools.sh: tools/dma needs no kernel
+# build), so no kernel is built for it.
+HW_KIT := $(B)/hw-kit
+HW_KIT_BUILT := $(foreach a,$(ARCHS),$(HW_KIT)/tools-$(a)/dma_map_benchmark $(HW_KIT)/randread-$(a)/randread)
+$(HW_KIT)/tools-%/dma_map_benchmark: $(STATE)/patched.rev $(OLD_TOOL)/stamp scripts/build/tools.sh
+	@$(STAGE) "$* tools/dma for the hw kit" scripts/build/tools.sh $* $(TREE) $(OLD_TOOL) $(TREE) $(dir $@)
+
+$(HW_KIT)/randread-%/randread: workload/randread.c | $(STATE)/deps
+	@mkdir -p $(dir $@)
+	@$$(. archs/$*.sh && echo "$$cross")gcc -static -O2 -Wall -Wextra -Werror -o $@ $<
+
+$(HW_KIT)/wb-hw-kit-%.tar.gz: $(HW_KIT)/tools-%/dma_map_benchmark $(HW_KIT)/randread-%/randread \
+		$(STATE)/patched.rev hw/hw-run.sh hw/README.md $(GUEST) scripts/build/hw-kit.sh
+	@$(STAGE) "$* hw kit" scripts/build/hw-kit.sh $(dir $<) $(HW_KIT)/randread-$*/randread \
+		$(TREE)/tools/testing/selftests/kselftest/ktap_helpers.sh $(HW_KIT)/wb-hw-kit-$*
+
+# Named, so that make never takes them for intermediate files.
+$(HW_KIT_BUILT):
+
+hw-kit: $(foreach a,$(ARCHS),$(HW_KIT)/wb-hw-kit-$(a).tar.gz)
+
+# Two result sets of the kit, A as the report's baseline, B as its patched
+# (results/hw/). B is also the build directory's name here: the rule reads
+# nothing under it, and refuses the default.
+HW_RESULTS := $(RESULTS)/hw
+hw-report:
+	@test -n "$(A)" && test "$(B)" != build || { echo 'make hw-report: say A=<dir> B=<dir>'; exit 2; }
+	@scripts/results/hw-report.py $(if $(ANYWAY),--anyway) $(HW_RESULTS) $(A) $(B)
 
 clean:
 	rm -rf $(B)

@@ -8,10 +8,11 @@
 # waits too, in caching mode only) and the IOVA allocator's rbtree slow path.
 # Prints the probes it could place (none without kprobe events).
 COUNTED=$WB_COUNTED
-TRACING=/sys/kernel/tracing
+TRACING=$WB_SYSFS/kernel/tracing
 
 counters_setup() {
-	mount -t tracefs tracefs "$TRACING" 2>/dev/null || true
+	# A booted machine has tracefs mounted already: no second mount there.
+	[ -e "$TRACING/kprobe_events" ] || mount -t tracefs tracefs "$TRACING" 2>/dev/null || true
 	[ -w "$TRACING/kprobe_events" ] || return 0
 	# Count hits only: nothing needs to reach the ring buffer.
 	echo 0 >"$TRACING/tracing_on"
@@ -94,3 +95,13 @@ invalidations_off() {
 	: >"$QI_TRACE/trace"
 }
 
+# Remove the probes and the trace instance: a guest powers off with them,
+# a machine the kit ran on must be left as it was (hw/hw-run.sh).
+counters_teardown() {
+	[ -w "$TRACING/kprobe_events" ] || return 0
+	for fn in $COUNTED; do
+		echo 0 >"$TRACING/events/wb/$fn/enable" 2>/dev/null || true
+		echo "-:wb/$fn" >>"$TRACING/kprobe_events" 2>/dev/null || true
+	done
+	[ ! -d "$QI_TRACE" ] || rmdir "$QI_TRACE" 2>/dev/null || true
+}

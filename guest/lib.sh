@@ -2,18 +2,31 @@
 # shellcheck shell=dash
 # Helpers for the guest's jobs and steps; sourced by busybox sh.
 
+# Where these scripts live: /wb in the guests; the hardware kit (hw/) sets
+# WB_DIR to its own copy, so that one code path serves guest and hardware.
+WB_DIR=${WB_DIR:-/wb}
+# The sysfs the steps read and write: another root only for the kit's tests
+# on a fake tree (tests/hw/).
+WB_SYSFS=${WB_SYSFS:-/sys}
+
 # The result protocol the host reads: modes, markers, JSON kinds, counters.
 # shellcheck source=guest/protocol.sh
-. /wb/protocol.sh
+. "$WB_DIR/protocol.sh"
 
 # The kernel's own KTAP helpers (tools/testing/selftests/kselftest/), which
 # the initramfs takes from the tree the kernel was built from.
 # shellcheck source=/dev/null
-. /wb/ktap_helpers.sh
+. "$WB_DIR/ktap_helpers.sh"
+
+# The words wb_arg reads: the kernel command line, or on hardware the
+# kit's WB_ARGS, which passes the matrix as the host passes it to a guest.
+wb_cmdline() {
+	if [ -n "${WB_ARGS+set}" ]; then echo "$WB_ARGS"; else cat /proc/cmdline; fi
+}
 
 # The value of wb.<name>= on the kernel command line, or <default>.
 wb_arg() { # <name> [default]
-	read -r cmdline </proc/cmdline
+	cmdline=$(wb_cmdline)
 	for word in $cmdline; do
 		case $word in "wb.$1="*) echo "${word#*=}"; return ;; esac
 	done
@@ -23,7 +36,7 @@ wb_arg() { # <name> [default]
 # Every value of wb.<name>= on the kernel command line, joined by commas
 # (a mode's line and a boot's line may each give a module parameters).
 wb_arg_all() { # <name>
-	read -r cmdline </proc/cmdline
+	cmdline=$(wb_cmdline)
 	all=
 	for word in $cmdline; do
 		case $word in "wb.$1="*) all="${all:+$all,}${word#*=}" ;; esac
@@ -74,9 +87,16 @@ run_limited() { # <program> [args...]
 	return "$rc"
 }
 
+# Write <value> to the sysfs file <path>. On a fake sysfs (tests/hw/),
+# WB_SYSFS_HOOK then plays the kernel's part: binds, unbinds, group types.
+sysfs_write() { # <path> <value>
+	echo "$2" >"$1" || return 1
+	[ -z "${WB_SYSFS_HOOK:-}" ] || "$WB_SYSFS_HOOK" "$1"
+}
+
 # The sysfs directory of the first PCI device <vendor>:<device>.
 pci_find() { # <vendor> <device>
-	for dev in /sys/bus/pci/devices/*; do
+	for dev in "$WB_SYSFS"/bus/pci/devices/*; do
 		if [ "$(cat "$dev/vendor")" = "$1" ] && [ "$(cat "$dev/device")" = "$2" ]; then
 			echo "$dev"
 			return 0
@@ -87,11 +107,17 @@ pci_find() { # <vendor> <device>
 
 # QEMU's edu device (1234:11e8) has no driver: hand it to dma_map_benchmark
 # and print its sysfs directory; a missing device or a failed bind is a
-# diagnostic line on stderr and a failure.
+# diagnostic line on stderr and a failure. On hardware, WB_DEVICE names the
+# device (a PCI address), which the kit's runner has already freed.
 bind_benchmark_device() {
-	dev=$(pci_find 0x1234 0x11e8) || { echo "# no edu device (1234:11e8)" >&2; return 1; }
-	echo dma_map_benchmark >"$dev/driver_override"
-	echo "${dev##*/}" >/sys/bus/pci/drivers_probe
+	if [ -n "${WB_DEVICE:-}" ]; then
+		dev=$WB_SYSFS/bus/pci/devices/$WB_DEVICE
+		[ -e "$dev" ] || { echo "# no PCI device $WB_DEVICE" >&2; return 1; }
+	else
+		dev=$(pci_find 0x1234 0x11e8) || { echo "# no edu device (1234:11e8)" >&2; return 1; }
+	fi
+	sysfs_write "$dev/driver_override" dma_map_benchmark
+	sysfs_write "$WB_SYSFS/bus/pci/drivers_probe" "${dev##*/}"
 	if [ ! -e "$dev/driver" ]; then
 		echo "# dma_map_benchmark did not bind ${dev##*/}" >&2
 		return 1

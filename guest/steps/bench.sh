@@ -13,9 +13,9 @@
 # A run fails when the tool fails or the counters lost trace events.
 set -eu
 # shellcheck source=guest/lib.sh
-. /wb/lib.sh
+. "${WB_DIR:-/wb}/lib.sh"
 # shellcheck source=guest/counters.sh
-. /wb/counters.sh
+. "$WB_DIR/counters.sh"
 
 maps=$(wb_arg maps single | tr , ' ')
 granules=$(wb_arg granules 1 | tr , ' ')

@@ -12,21 +12,6 @@ set -eu
 results=$1 table=$2 kernel=$3 arch=$4 image=$5 initrd=$6 tree=$7
 logs=$(dirname "$results")
 
-# The QEMU options of a row's devices: none, or the architecture's NVMe
-# workload device, its namespace on QEMU's null block driver (reads at
-# queue depth 1 only: see archs/x86_64.sh).
-devices() { # <devices column>
-	case $1 in
-	-) ;;
-	nvme)
-		# arch_facts in a subshell: its names (image, ...) are ours too
-		nvme=$(arch_facts "$arch" && echo "${nvme_qemu:-}")
-		[ -n "$nvme" ] || die "$table: $arch has no NVMe workload device"
-		echo "$nvme -drive if=none,id=nvm,driver=null-co" ;;
-	*) die "$table: unknown devices '$1'" ;;
-	esac
-}
-
 rc=0
 found=""
 # The table on fd 3: nothing a boot runs can read it away.
@@ -39,9 +24,11 @@ while read -r label row_arch row_kernel mode suites devices seconds append <&3; 
 	log=$logs/$label.log
 	[ "$seconds" != - ] || seconds=$WB_KUNIT_SECONDS
 	# A row naming devices this architecture lacks stops the boots here.
-	qemu_args=$(devices "$devices") || exit 1
+	qemu_args=$(devices_qemu "$arch" "$devices") || exit 1
+	clock=$(devices_clock "$devices")
+	# shellcheck disable=SC2086 # $clock: devices_clock's two assignments
 	"$WB_SCRIPTS/check/test.sh" "$results" "boot $label ($kernel kernel, $mode)" \
-		env WB_QEMU_ARGS="$qemu_args" \
+		env WB_QEMU_ARGS="$qemu_args" $clock \
 		"$WB_SCRIPTS/run/boot.sh" "$arch" "$mode" "$image" "$initrd" "$log" "$seconds" \
 		"$WB_KUNIT_APPEND $append" </dev/null || rc=1
 	no_kunit=--no-kunit

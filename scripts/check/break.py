@@ -6,12 +6,19 @@ Each break replaces one exact text (which must occur once) in one file; it
 is undone with git checkout of that file. Prints the KUnit case that the
 break must make fail. A break runs in the IOMMU modes it names ("modes"),
 else in the file's ("modes", or "mode"), else in lazy mode: one break file
-serves every mode its suite must be broken in.
+serves every mode its suite must be broken in. A file whose "root" is
+"workbench" breaks the workbench's own files (the hardware kit's runner,
+guest/steps/hwkit.sh's cases), not the tree's.
 
 Usage: break.py <tree> <breaks.json> <name>    apply <name>, print its case
        break.py --list <breaks.json>           print the names
        break.py --modes <breaks.json> <name>   print the modes <name> runs in
        break.py --arch <breaks.json>           print the guest's architecture
+       break.py --root <breaks.json>           print what it breaks: tree or
+                                               workbench
+       break.py --field <breaks.json> <name> <field>
+                                               print a break's "append" or
+                                               "devices", else its file's
        break.py --verify <tree> <breaks.json>...
                                                every break is complete, names
                                                modes guest/protocol.sh knows,
@@ -26,6 +33,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import protocol  # noqa: E402
 
 FIELDS = ("name", "file", "old", "new", "fails")
+WORKBENCH = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
 
 def load(path):
@@ -40,6 +48,12 @@ def breaks(path):
 def modes(data, brk):
     """The IOMMU modes a break runs in: its own, else its file's."""
     return brk.get("modes") or data.get("modes") or [data.get("mode", protocol.MODE_LAZY)]
+
+
+def base(tree, data):
+    """The directory a file's breaks are relative to: the tree, or the
+    workbench for a file whose "root" says so."""
+    return WORKBENCH if data.get("root") == "workbench" else tree
 
 
 def apply(tree, brk):
@@ -67,8 +81,8 @@ def problems(tree, data, brk):
     missing = [f for f in FIELDS if f not in brk or (f != "new" and not brk[f])]
     if missing:
         return [f"it has no {', '.join(missing)}"]
-    found = [f"its text occurs {occurrences(tree, brk)} times in {brk['file']}, not once"
-             ] if occurrences(tree, brk) != 1 else []
+    count = occurrences(base(tree, data), brk)
+    found = [f"its text occurs {count} times in {brk['file']}, not once"] if count != 1 else []
     unknown = [m for m in modes(data, brk) if m not in protocol.MODES]
     if unknown:
         found.append(f"mode {' '.join(unknown)} is not one of WB_MODES ({' '.join(protocol.MODES)})")
@@ -104,11 +118,18 @@ def main(argv):
     if len(argv) == 3 and argv[1] == "--arch":
         print(load(argv[2]).get("arch", "x86_64"))
         return
+    if len(argv) == 5 and argv[1] == "--field":
+        data = load(argv[2])
+        print(find(argv[2], argv[3]).get(argv[4], data.get(argv[4], "")))
+        return
+    if len(argv) == 3 and argv[1] == "--root":
+        print(load(argv[2]).get("root", "tree"))
+        return
     if len(argv) != 4:
         sys.exit(__doc__)
     tree, path, name = argv[1:]
     brk = find(path, name)
-    apply(tree, brk)
+    apply(base(tree, load(path)), brk)
     print(brk["fails"])
 
 

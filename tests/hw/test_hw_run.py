@@ -1,0 +1,301 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Tests of the hardware kit's runner (hw/hw-run.sh) on a fake machine: a
+kit laid out by scripts/build/hw-kit.sh with stand-in tools (bin/), a fake
+sysfs and /proc whose kernel part tests/hw/fake_kernel.py plays. Refusals
+touch nothing; a normal end, a SIGTERM and --restore after a SIGKILL give
+the device its driver, driver_override and group type back; modes switch
+the group's type, and a type the kernel will not set is said and skipped;
+report.py reads what the runner writes as it reads a guest's consoles.
+No kernel tree, no root, no guest.
+
+Usage: python3 -B -m unittest discover -s tests/hw
+"""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+ADDR = "0000:00:04.0"
+OTHER = "0000:00:05.0"
+# The matrix of most tests: small, quick (the stand-in tool sleeps -s).
+MATRIX = {"MODES": "off,lazy,strict", "GRANULES": "1,16", "THREADS": "1,2", "DEPTHS": "1",
+          "SECONDS": "0"}
+
+
+def put(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text + "\n")
+
+
+def link(target, path):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    os.symlink(target, path)
+
+
+class FakeMachine(unittest.TestCase):
+    """A kit and a machine of 4 CPUs with a VT-d, the device ADDR alone in
+    group 7 (DMA-FQ), bound to e1000e unless a test says otherwise."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="wb-hw-")
+        self.addCleanup(shutil.rmtree, self.tmp)
+        tools = os.path.join(self.tmp, "tools")
+        os.makedirs(tools)
+        shutil.copy(os.path.join(HERE, "bin", "dma_map_benchmark"), tools)
+        shutil.copy(os.path.join(HERE, "bin", "dma_map_benchmark"),
+                    os.path.join(tools, "dma_map_benchmark-7.3"))
+        put(os.path.join(self.tmp, "randread"), "#!/bin/sh")
+        self.kit = os.path.join(self.tmp, "kit")
+        subprocess.run([os.path.join(ROOT, "scripts", "build", "hw-kit.sh"), tools,
+                        os.path.join(self.tmp, "randread"),
+                        os.path.join(HERE, "ktap_helpers.sh"), self.kit],
+                       check=True, capture_output=True)
+        self.sys = os.path.join(self.tmp, "machine", "sys")
+        self.proc = os.path.join(self.tmp, "machine", "proc")
+        self.out = os.path.join(self.tmp, "out")
+        self.machine()
+
+    def machine(self, iommu=True):
+        s = self.sys
+        put(f"{s}/devices/system/cpu/online", "0-3")
+        put(f"{s}/devices/system/node/online", "0")
+        put(f"{s}/bus/pci/drivers_probe", "")
+        for driver in ("e1000e", "dma_map_benchmark"):
+            put(f"{s}/bus/pci/drivers/{driver}/unbind", "")
+        if iommu:
+            put(f"{s}/class/iommu/dmar0/intel-iommu/cap", "d2008c40660462")
+            put(f"{s}/class/iommu/dmar0/intel-iommu/ecap", "f050da")
+            put(f"{s}/class/iommu/dmar0/intel-iommu/version", "1:0")
+        self.device(ADDR, "e1000e", 7 if iommu else None)
+        put(f"{self.proc}/cmdline", "BOOT_IMAGE=/vmlinuz intel_iommu=on")
+        put(f"{self.proc}/cpuinfo", "processor\t: 0\nmodel name\t: Fake CPU @ 1 GHz")
+        put(f"{self.proc}/mounts", "/dev/sda1 / ext4 rw 0 0")
+        put(f"{self.proc}/swaps", "Filename\tType\tSize\tUsed\tPriority")
+
+    def device(self, addr, driver, group, group_type="DMA-FQ"):
+        dev = f"{self.sys}/bus/pci/devices/{addr}"
+        put(f"{dev}/vendor", "0x8086")
+        put(f"{dev}/device", "0x10d3")
+        put(f"{dev}/driver_override", "(null)")
+        put(os.path.join(self.tmp, "machine", "natural", addr), driver or "")
+        if driver:
+            link(f"../../../../bus/pci/drivers/{driver}", f"{dev}/driver")
+        if group is not None:
+            groups = f"{self.sys}/kernel/iommu_groups/{group}"
+            if not os.path.exists(f"{groups}/type"):
+                put(f"{groups}/type", group_type)
+                put(os.path.join(self.tmp, "machine", "shadow", str(group)), group_type)
+            link(f"../../../../kernel/iommu_groups/{group}", f"{dev}/iommu_group")
+            link(f"../../../../bus/pci/devices/{addr}", f"{groups}/devices/{addr}")
+
+    def env(self, **more):
+        env = dict(os.environ, WB_SYSFS=self.sys, WB_PROC=self.proc,
+                   WB_SYSFS_HOOK=os.path.join(HERE, "fake_kernel.py"),
+                   WB_FAKE_PIDS=os.path.join(self.tmp, "pids"),
+                   PATH=os.path.join(HERE, "bin") + os.pathsep + os.environ["PATH"])
+        for name in ("MODES", "MAPS", "GRANULES", "THREADS", "DEPTHS", "SECONDS", "WB_DIR",
+                     "WB_ARGS", "WB_DEVICE"):
+            env.pop(name, None)
+        env.update(MATRIX)
+        env.update(more)
+        return env
+
+    def command(self, *args):
+        # WB_TEST_SHELL="busybox sh": the guests' shell (the kit runs there too).
+        return [*os.environ.get("WB_TEST_SHELL", "sh").split(), os.path.join(self.kit, "hw-run.sh"),
+                *args]
+
+    def run_kit(self, *args, **env):
+        return subprocess.run(self.command(*args, ADDR, self.out), env=self.env(**env),
+                              capture_output=True, text=True, timeout=120)
+
+    def driver(self, addr=ADDR):
+        path = f"{self.sys}/bus/pci/devices/{addr}/driver"
+        return os.path.basename(os.readlink(path)) if os.path.lexists(path) else None
+
+    def read(self, path):
+        with open(path) as f:
+            return f.read().strip()
+
+    def override(self):
+        return self.read(f"{self.sys}/bus/pci/devices/{ADDR}/driver_override")
+
+    def group_type(self):
+        return self.read(f"{self.sys}/kernel/iommu_groups/7/type")
+
+    def machine_json(self):
+        with open(os.path.join(self.out, "machine.json")) as f:
+            return json.load(f)
+
+    def runs(self, mode):
+        """The run objects of <mode>.log."""
+        with open(os.path.join(self.out, f"{mode}.log")) as f:
+            return [json.loads(line.strip()[2:]) for line in f
+                    if line.strip().startswith('# {"run"')]
+
+    def assert_given_back(self, driver="e1000e", override="(null)", group_type="DMA-FQ"):
+        self.assertEqual(self.driver(), driver)
+        self.assertEqual(self.override(), override)
+        if group_type:
+            self.assertEqual(self.group_type(), group_type)
+        self.assertFalse(os.path.exists(os.path.join(self.out, "restore.state")))
+
+
+class RefusalTest(FakeMachine):
+
+    def assert_refused(self, run, says):
+        self.assertEqual(run.returncode, 2, run.stderr)
+        self.assertIn(says, run.stderr)
+        self.assert_given_back()
+        self.assertEqual([n for n in os.listdir(self.out) if n.endswith(".log")], [])
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "machine", "events")))
+
+    def test_a_device_with_a_driver_is_refused_without_take(self):
+        self.assert_refused(self.run_kit(), "in use by driver e1000e: --take")
+
+    def test_a_machine_without_an_iommu_is_refused(self):
+        shutil.rmtree(os.path.join(self.tmp, "machine"))
+        self.machine(iommu=False)
+        run = self.run_kit("--take")
+        self.assertEqual(run.returncode, 2, run.stderr)
+        self.assertIn("no IOMMU", run.stderr)
+        self.assert_given_back(group_type=None)
+        self.assertEqual(self.machine_json()["machine"]["iommus"], [])
+
+    def test_caching_mode_is_no_group_type(self):
+        self.assert_refused(self.run_kit("--take", MODES="lazy,cm"), "property of the machine")
+
+    def test_more_threads_than_cpus_are_refused(self):
+        self.assert_refused(self.run_kit("--take", THREADS="1,8"), "8 threads on 4 CPUs")
+
+    def test_a_mounted_block_device_is_refused(self):
+        put(f"{self.sys}/class/block/sda/size", "0")
+        self.assert_refused(self.run_kit("--take", "--block", "/dev/sda"), "is mounted")
+
+    def test_a_held_block_device_is_refused(self):
+        put(f"{self.sys}/class/block/sdb/holders/dm-0/dev", "")
+        self.assert_refused(self.run_kit("--take", "--block", "/dev/sdb"), "is held by dm-0")
+
+
+class RunTest(FakeMachine):
+
+    def test_each_mode_switches_the_group_and_everything_is_given_back(self):
+        run = self.run_kit("--take")
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assert_given_back()
+        for mode, group_type in (("off", "identity"), ("lazy", "DMA-FQ"), ("strict", "DMA")):
+            runs = self.runs(mode)
+            self.assertEqual(len(runs), 4, mode)
+            self.assertEqual({r["domain"] for r in runs}, {group_type}, mode)
+            self.assertEqual({r["rc"] for r in runs}, {0})
+        described = self.machine_json()
+        self.assertEqual(described["modes"]["strict"], {"type": "DMA", "rc": 0})
+        self.assertEqual(described["tool"], "series")
+        self.assertEqual(described["machine"]["cpus"], 4)
+        self.assertEqual(described["machine"]["cpu"], "Fake CPU @ 1 GHz")
+        vtd = described["machine"]["iommus"][0]
+        self.assertEqual((vtd["caching_mode"], vtd["page_walk_coherency"], vtd["pass_through"]),
+                         (False, False, True))
+        self.assertEqual(described["kernel"]["cmdline"], "BOOT_IMAGE=/vmlinuz intel_iommu=on")
+        self.assertEqual(described["matrix"]["threads"], [1, 2])
+        events = self.read(os.path.join(self.tmp, "machine", "events")).splitlines()
+        # The group's type changes only while nothing is bound to the device.
+        self.assertNotIn("refused", " ".join(events))
+        self.assertEqual(events[-2:], ["override 0000:00:04.0 (null)", "bind 0000:00:04.0 e1000e"])
+
+    def test_an_unbound_device_needs_no_take_and_stays_unbound(self):
+        os.unlink(f"{self.sys}/bus/pci/devices/{ADDR}/driver")
+        put(f"{self.sys}/bus/pci/devices/{ADDR}/driver_override", "vfio-pci")
+        run = self.run_kit(MODES="strict")
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assert_given_back(driver=None, override="vfio-pci")
+
+    def test_a_type_the_kernel_will_not_set_is_said_and_skipped(self):
+        put(os.path.join(self.tmp, "machine", "refuse"), "identity")
+        run = self.run_kit("--take")
+        self.assertEqual(run.returncode, 3, run.stderr)
+        self.assertIn("mode off (identity) not set: the kernel will not set type identity",
+                      run.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.out, "off.log")))
+        self.assertEqual(len(self.runs("lazy")), 4)
+        self.assertIn("will not set", self.machine_json()["modes"]["off"]["not_set"])
+        self.assert_given_back()
+
+    def test_a_group_another_driver_holds_keeps_its_type(self):
+        self.device(OTHER, "e1000e", 7)
+        run = self.run_kit("--take", MODES="lazy,strict")
+        self.assertEqual(run.returncode, 3, run.stderr)
+        self.assertIn(f"group 7 also holds {OTHER}, bound to e1000e", run.stderr)
+        self.assertEqual(len(self.runs("lazy")), 4)
+        self.assertFalse(os.path.exists(os.path.join(self.out, "strict.log")))
+        self.assert_given_back()
+        self.assertEqual(self.driver(OTHER), "e1000e")
+
+    def test_report_reads_the_results_as_a_guests(self):
+        self.assertEqual(self.run_kit("--take").returncode, 0)
+        results = os.path.join(self.tmp, "report")
+        report = subprocess.run([sys.executable, "-B",
+                                 os.path.join(ROOT, "scripts", "results", "report.py"),
+                                 results, self.out, self.out, "fake machine"],
+                                capture_output=True, text=True)
+        self.assertEqual(report.returncode, 0, report.stdout + report.stderr)
+        with open(os.path.join(results, "bench.csv")) as f:
+            self.assertEqual(len(f.readlines()), 1 + 3 * 4)
+
+
+class SignalTest(FakeMachine):
+    """A run ended from outside, while the tool runs."""
+
+    def start(self):
+        kit = subprocess.Popen(self.command("--take", ADDR, self.out),
+                               env=self.env(SECONDS="30", MODES="strict"),
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.time() + 30
+        pids = os.path.join(self.tmp, "pids")
+        # The probe of the tool's JSON run comes first: wait for the step's.
+        while time.time() < deadline:
+            if os.path.exists(pids) and len(self.read(pids).split()) >= 2:
+                return kit, [int(p) for p in self.read(pids).split()]
+            time.sleep(0.1)
+        kit.kill()
+        self.fail("the tool never ran")
+
+    def test_sigterm_gives_everything_back_and_ends_the_run(self):
+        kit, pids = self.start()
+        self.assertEqual(self.driver(), "dma_map_benchmark")
+        kit.send_signal(signal.SIGTERM)
+        _, err = kit.communicate(timeout=30)
+        self.assertEqual(kit.returncode, 143, err)
+        self.assert_given_back()
+        # Nothing of the step is left running: its session was ended.
+        for pid in pids:
+            self.assertFalse(os.path.exists(f"/proc/{pid}"), f"tool {pid} still runs")
+
+    def test_restore_after_sigkill(self):
+        kit, pids = self.start()
+        kit.kill()
+        kit.communicate(timeout=30)
+        for pid in pids:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        self.assertEqual(self.driver(), "dma_map_benchmark")
+        run = subprocess.run(self.command("--restore", self.out), env=self.env(),
+                             capture_output=True, text=True, timeout=60)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assert_given_back(group_type="DMA-FQ")
+
+
+if __name__ == "__main__":
+    unittest.main()
