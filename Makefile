@@ -118,12 +118,12 @@ export WB_BASELINE_PATCHES := $(BASELINE_PATCHES)
 # every run on host time.
 ICOUNT ?= 1
 
-B := build
+BUILD := build
 comma := ,
-STATE := $(B)/state
-TREE := $(B)/patched/linux
+STATE := $(BUILD)/state
+TREE := $(BUILD)/patched/linux
 RESULTS := results
-CHECK := $(B)/check/results
+CHECK := $(BUILD)/check/results
 # Each architecture's facts are data in archs/<arch>.sh: the kernel image,
 # cross compiler, QEMU machine, console and IOMMU modes its scripts read, and
 # what the rules below read: IMAGE_<arch>, FRAGMENTS_<arch> (its kernels'
@@ -158,7 +158,7 @@ TEST := scripts/check/test.sh $(CHECK)
 
 # What the rules build for kernel <dir>/<variant> of configs/kernels, all in
 # build/<dir>/: $(call out,patched/x86_64) is build/patched/out-x86_64.
-kdir = $(B)/$(patsubst %/,%,$(dir $(1)))
+kdir = $(BUILD)/$(patsubst %/,%,$(dir $(1)))
 out = $(call kdir,$(1))/out-$(notdir $(1))
 kernel = $(call out,$(1))/$(IMAGE_$(ARCH_$(1)))
 fragments = $(FRAGMENTS_$(ARCH_$(1))) $(MORE_$(1))
@@ -173,7 +173,7 @@ initramfs = $(call kdir,$(1))/initramfs-$(notdir $(1)).cpio.gz
 tool_names = dma_map_benchmark $(addprefix dma_map_benchmark-,7.3 6.12 series \
 	$(if $(COMPAT_$(ARCH_$(1))),$(COMPAT_$(ARCH_$(1))) 7.3-$(COMPAT_$(ARCH_$(1)))))
 # The workbench's NVMe reader, for the workload step
-RANDREAD := $(B)/randread/randread
+RANDREAD := $(BUILD)/randread/randread
 # The programs and modules kernel <kernel>'s initramfs carries, and the
 # files it is made from (the tools' other programs come with the first)
 guest_files = $(if $(filter tools,$(GUEST_$(1))),\
@@ -182,7 +182,7 @@ guest_files = $(if $(filter tools,$(GUEST_$(1))),\
 guest_prerequisites = $(if $(filter tools,$(GUEST_$(1))),$(call tools,$(1))) \
 	$(call modules,$(1)) $(if $(filter randread,$(GUEST_$(1))),$(RANDREAD))
 # The kselftest KTAP helpers the guest's steps print their results with
-ktap_helpers = $(B)/$(TREE_$(1))/linux/tools/testing/selftests/kselftest/ktap_helpers.sh
+ktap_helpers = $(BUILD)/$(TREE_$(1))/linux/tools/testing/selftests/kselftest/ktap_helpers.sh
 
 .PHONY: all per-patch report workloads check check-tests check-series check-posting check-shell check-pristine tree export posting \
 	check-breaks-apply check-results check-report \
@@ -200,22 +200,22 @@ $(STATE)/deps: scripts/deps.sh
 
 # Debian's source packages, unpacked under build/deb-<series>/; the file
 # build/deb-<series>.tarball names the source tarball.
-$(B)/deb-%.tarball: scripts/tree/fetch-source.sh | $(STATE)/deps
+$(BUILD)/deb-%.tarball: scripts/tree/fetch-source.sh | $(STATE)/deps
 	@scripts/tree/fetch-source.sh linux-source-$* $(if $(filter $(BASE_SERIES),$*),$(BASE_VERSION) \
-		$(BASE_SUITE),$(OLD_VERSION) $(OLD_SUITE)) $(B)/deb-$* >$@
+		$(BASE_SUITE),$(OLD_VERSION) $(OLD_SUITE)) $(BUILD)/deb-$* >$@
 
-$(STATE)/pristine: $(B)/deb-$(BASE_SERIES).tarball | $(STATE)/deps
-	@$(STAGE) "pristine tree" scripts/tree/pristine.sh $(TREE) $$(cat $<) $$(cat $(B)/deb-$(BASE_SERIES)/version) \
+$(STATE)/pristine: $(BUILD)/deb-$(BASE_SERIES).tarball | $(STATE)/deps
+	@$(STAGE) "pristine tree" scripts/tree/pristine.sh $(TREE) $$(cat $<) $$(cat $(BUILD)/deb-$(BASE_SERIES)/version) \
 		$(BASE_SERIES)
 	@touch $@
 
 # Rewritten only when the tree changes, so kernels rebuild only then.
 $(STATE)/baseline.rev $(STATE)/patched.rev &: $(STATE)/pristine FORCE
-	@$(STAGE) "series" scripts/tree/tree.sh $(TREE) patches $(B)/baseline/linux $(STATE)
+	@$(STAGE) "series" scripts/tree/tree.sh $(TREE) patches $(BUILD)/baseline/linux $(STATE)
 
 # Linux 7.3 as it is (pristine), tested as a check.
 $(STATE)/pristine.rev: $(STATE)/pristine
-	@scripts/tree/worktree.sh $(TREE) pristine $(B)/pristine/linux
+	@scripts/tree/worktree.sh $(TREE) pristine $(BUILD)/pristine/linux
 	@git -C $(TREE) rev-parse pristine >$@
 
 tree: $(STATE)/patched.rev
@@ -228,13 +228,13 @@ apply: $(STATE)/deps
 
 reset-tree: $(STATE)/pristine
 	@scripts/tree/reset-tree.sh $(TREE)
-	@$(STAGE) "series" scripts/tree/tree.sh $(TREE) patches $(B)/baseline/linux $(STATE)
+	@$(STAGE) "series" scripts/tree/tree.sh $(TREE) patches $(BUILD)/baseline/linux $(STATE)
 
 ## 2. Kernels, the dma_map_benchmark tools and the guest's initramfs, per architecture
 
 # Linux 6.12's tool and the header it was built with, from its source package.
-OLD_TOOL := $(B)/tool-$(OLD_SERIES)
-$(OLD_TOOL)/stamp: $(B)/deb-$(OLD_SERIES).tarball
+OLD_TOOL := $(BUILD)/tool-$(OLD_SERIES)
+$(OLD_TOOL)/stamp: $(BUILD)/deb-$(OLD_SERIES).tarball
 	@mkdir -p $(OLD_TOOL)
 	@tar -xJf $$(cat $<) -C $(OLD_TOOL) --strip-components=1 \
 		linux-source-$(OLD_SERIES)/tools/testing/selftests/dma/dma_map_benchmark.c \
@@ -254,17 +254,17 @@ $(RANDREAD): workload/randread.c | $(STATE)/deps
 define kernel_rules
 $(call kernel,$(1)): $(STATE)/$(TREE_$(1)).rev $(call fragment_list,$(1)) $(call fragments,$(1)) \
 		scripts/build/kbuild.sh scripts/build/kconfig.sh
-	@$(STAGE) "$(1) kernel" scripts/build/kbuild.sh $(ARCH_$(1)) $(B)/$(TREE_$(1))/linux $(call out,$(1)) \
+	@$(STAGE) "$(1) kernel" scripts/build/kbuild.sh $(ARCH_$(1)) $(BUILD)/$(TREE_$(1))/linux $(call out,$(1)) \
 		$(call fragments,$(1))
 
 $(call tools,$(1)): $(call kernel,$(1)) $(OLD_TOOL)/stamp $(STATE)/patched.rev scripts/build/tools.sh
-	@$(STAGE) "$(1) tools/dma" scripts/build/tools.sh $(ARCH_$(1)) $(B)/$(TREE_$(1))/linux $(OLD_TOOL) \
+	@$(STAGE) "$(1) tools/dma" scripts/build/tools.sh $(ARCH_$(1)) $(BUILD)/$(TREE_$(1))/linux $(OLD_TOOL) \
 		$(TREE) $(dir $(call tools,$(1)))
 
 $(foreach m,$(call modules,$(1)),
 $(m): $(call kernel,$(1)) $(wildcard modules/$(basename $(notdir $(m)))/*) scripts/build/module.sh
 	@$(STAGE) "$(1) module $(basename $(notdir $(m)))" scripts/build/module.sh $(ARCH_$(1)) \
-		$(B)/$(TREE_$(1))/linux $(call out,$(1)) modules/$(basename $(notdir $(m))) $(dir $(m))
+		$(BUILD)/$(TREE_$(1))/linux $(call out,$(1)) modules/$(basename $(notdir $(m))) $(dir $(m))
 )
 
 # The list of its fragments, rewritten only when it changes: a fragment
@@ -290,7 +290,7 @@ $(BUILT):
 ## 3. Benchmark: both x86_64 kernels in every IOMMU mode, then the report
 
 $(STATE)/accel: $(call kernel,patched/x86_64) $(call initramfs,patched/x86_64)
-	@scripts/run/accel.sh $^ $(B)/accel-probe.log >$@
+	@scripts/run/accel.sh $^ $(BUILD)/accel-probe.log >$@
 
 $(STATE)/matrix: FORCE
 	@mkdir -p $(STATE)
@@ -298,11 +298,11 @@ $(STATE)/matrix: FORCE
 	@if cmp -s $@.new $@; then rm $@.new; else mv $@.new $@; fi
 
 # Baseline and patched boot side by side, one mode after the other.
-$(B)/results/done: $(foreach v,baseline patched,$(call kernel,$(v)/x86_64) $(call initramfs,$(v)/x86_64)) \
+$(BUILD)/results/done: $(foreach v,baseline patched,$(call kernel,$(v)/x86_64) $(call initramfs,$(v)/x86_64)) \
 		$(STATE)/matrix $(STATE)/accel
 	@WB_ACCEL=$$(cat $(STATE)/accel) WB_ICOUNT=$(ICOUNT) \
 		$(STAGE) "benchmark, baseline and patched ($$(cat $(STATE)/accel))" \
-		scripts/run/bench.sh x86_64 $(B)/results $(MODES) $(THREADS) "wb.maps=$(MAPS) \
+		scripts/run/bench.sh x86_64 $(BUILD)/results $(MODES) $(THREADS) "wb.maps=$(MAPS) \
 		wb.granules=$(GRANULES) wb.depths=$(DEPTHS) wb.seconds=$(SECONDS)" $(SECONDS) \
 		$(foreach v,baseline patched,$(v):$(call kernel,$(v)/x86_64):$(call initramfs,$(v)/x86_64))
 	@touch $@
@@ -322,22 +322,22 @@ $(STATE)/workloads: FORCE
 # Baseline and patched side by side, one IOMMU mode after the other, always
 # on the -icount clock with one vCPU (ICOUNT does not apply: pktgen's rate
 # on host time would follow the host's load).
-$(B)/workloads/done: $(foreach v,baseline patched,$(call kernel,$(v)/workload) \
+$(BUILD)/workloads/done: $(foreach v,baseline patched,$(call kernel,$(v)/workload) \
 		$(call initramfs,$(v)/workload)) $(STATE)/workloads
-	@$(STAGE) "workloads, baseline and patched" scripts/run/workloads.sh $(B)/workloads $(MODES) \
+	@$(STAGE) "workloads, baseline and patched" scripts/run/workloads.sh $(BUILD)/workloads $(MODES) \
 		"wb.packets=$(PACKETS) wb.io_depths=$(IO_DEPTHS) wb.seconds=$(IO_SECONDS)" \
 		$(foreach v,baseline patched,$(v):$(call kernel,$(v)/workload):$(call initramfs,$(v)/workload))
 	@touch $@
 
-workloads: $(B)/workloads/done
+workloads: $(BUILD)/workloads/done
 
-report: $(B)/results/done $(B)/workloads/done
-	@$(STAGE) "report" scripts/results/report.py $(RESULTS) $(B)/results/baseline \
-		$(B)/results/patched "$$(scripts/results/accel-label.sh $$(cat $(STATE)/accel) $(ICOUNT))" \
-		$(B)/workloads/baseline $(B)/workloads/patched
+report: $(BUILD)/results/done $(BUILD)/workloads/done
+	@$(STAGE) "report" scripts/results/report.py $(RESULTS) $(BUILD)/results/baseline \
+		$(BUILD)/results/patched "$$(scripts/results/accel-label.sh $$(cat $(STATE)/accel) $(ICOUNT))" \
+		$(BUILD)/workloads/baseline $(BUILD)/workloads/patched
 
 clean-results:
-	rm -rf $(B)/results $(B)/workloads $(RESULTS)
+	rm -rf $(BUILD)/results $(BUILD)/workloads $(RESULTS)
 
 ## 4. Tests: the series, the workbench, each architecture's build and boot
 
@@ -353,7 +353,7 @@ check-tests: check-series check-posting check-shell check-hw check-results check
 # Every boot of $(BOOTS) of kernel <dir>/<arch> of configs/kernels, with
 # what each console shows recorded.
 boots = scripts/check/boots.sh $(CHECK) $(BOOTS) $(patsubst %/,%,$(dir $(1))) $(ARCH_$(1)) \
-	$(call kernel,$(1)) $(call initramfs,$(1)) $(B)/$(TREE_$(1))/linux
+	$(call kernel,$(1)) $(call initramfs,$(1)) $(BUILD)/$(TREE_$(1))/linux
 
 check-series: $(STATE)/patched.rev
 	@scripts/check/series.sh $(TREE) patches $(CHECK)
@@ -379,22 +379,22 @@ check-posting: $(STATE)/patched.rev
 # then, so it fails spuriously in the x86_64 guest; uniprocessor UML keeps
 # it exact.
 check-iommupt: $(STATE)/patched.rev
-	@$(TEST) "KUnit of generic_pt on UML" scripts/check/kunit-uml.sh $(TREE) $(B)/kunit-uml \
-		drivers/iommu/generic_pt $(B)/check/iommupt.log
-	@scripts/results/guest-results.py $(TREE) $(B)/check/iommupt.log iommupt $(CHECK)
+	@$(TEST) "KUnit of generic_pt on UML" scripts/check/kunit-uml.sh $(TREE) $(BUILD)/kunit-uml \
+		drivers/iommu/generic_pt $(BUILD)/check/iommupt.log
+	@scripts/results/guest-results.py $(TREE) $(BUILD)/check/iommupt.log iommupt $(CHECK)
 
 # The series' IOVA cache suite as its users would run it, kunit.py on UML
 # (configs/iova.kunitconfig): the guests run it too, but a suite of a
 # library that needs no IOMMU must not need a guest.
 check-iova-uml: $(STATE)/patched.rev
-	@$(TEST) "KUnit of iova on UML" scripts/check/kunit-uml.sh $(TREE) $(B)/kunit-uml-iova \
-		configs/iova.kunitconfig $(B)/check/iova-uml.log
-	@scripts/results/guest-results.py $(TREE) $(B)/check/iova-uml.log iova-uml $(CHECK)
+	@$(TEST) "KUnit of iova on UML" scripts/check/kunit-uml.sh $(TREE) $(BUILD)/kunit-uml-iova \
+		configs/iova.kunitconfig $(BUILD)/check/iova-uml.log
+	@scripts/results/guest-results.py $(TREE) $(BUILD)/check/iova-uml.log iova-uml $(CHECK)
 
 # Linux 7.3's tools/testing/kunit, as build/kunit-tool/tools/testing/kunit:
 # a directory guest-results.py takes in place of a tree.
-KUNIT_TOOL := $(B)/kunit-tool
-$(KUNIT_TOOL)/stamp: $(B)/deb-$(BASE_SERIES).tarball
+KUNIT_TOOL := $(BUILD)/kunit-tool
+$(KUNIT_TOOL)/stamp: $(BUILD)/deb-$(BASE_SERIES).tarball
 	@rm -rf $(KUNIT_TOOL)
 	@mkdir -p $(KUNIT_TOOL)
 	@tar -xJf $$(cat $<) -C $(KUNIT_TOOL) --strip-components=1 \
@@ -439,8 +439,8 @@ check-hw:
 # deps.sh in a fresh Debian 12 root (debootstrap): its package list gives
 # every command the workbench calls, whatever this machine happens to have.
 check-deps: $(STATE)/deps
-	@mkdir -p $(B)/fresh $(dir $(CHECK))
-	@$(TEST) "deps.sh on a fresh Debian 12" scripts/check/deps.sh $(B)/fresh
+	@mkdir -p $(BUILD)/fresh $(dir $(CHECK))
+	@$(TEST) "deps.sh on a fresh Debian 12" scripts/check/deps.sh $(BUILD)/fresh
 
 check-pristine: $(addprefix check-pristine-,$(ARCHS))
 
@@ -453,7 +453,7 @@ check-pristine-%: $(STATE)/pristine.rev
 # W=1 and sparse also compile the architecture's ALONE objects (archs/).
 check-%: $(STATE)/patched.rev $(STATE)/pristine.rev
 	@$(TEST) "build $* kernel" $(MAKE) --no-print-directory $(call initramfs,patched/$*)
-	@WB_ALONE="$(ALONE_$*)" scripts/check/warnings.sh $* $(TREE) $(call out,patched/$*) $(B)/pristine/linux \
+	@WB_ALONE="$(ALONE_$*)" scripts/check/warnings.sh $* $(TREE) $(call out,patched/$*) $(BUILD)/pristine/linux \
 		$(call out,pristine/$*) $(CHECK) $(call fragments,patched/$*)
 	@$(call boots,patched/$*)
 
@@ -486,12 +486,12 @@ check-debug-tests: $(STATE)/patched.rev
 # reads the consoles already there: no kernel, no guest.
 check-report:
 	@mkdir -p $(dir $(CHECK))
-	@scripts/check/report.sh $(CHECK) $(B)/check
+	@scripts/check/report.sh $(CHECK) $(BUILD)/check
 
 check-bisect: $(STATE)/patched.rev $(OLD_TOOL)/stamp
 	@mkdir -p $(dir $(CHECK))
 	@rm -f $(CHECK)
-	@rc=0; scripts/check/bisect.sh $(TREE) $(B)/bisect $(OLD_TOOL) $(CHECK) $(ARCHS) || rc=$$?; \
+	@rc=0; scripts/check/bisect.sh $(TREE) $(BUILD)/bisect $(OLD_TOOL) $(CHECK) $(ARCHS) || rc=$$?; \
 		scripts/check/summary.sh $(CHECK) $$rc
 
 # The series' tests can fail: each break of tests/breaks/<suite>.json, one
@@ -516,7 +516,7 @@ check-breaks: $(STATE)/patched.rev
 # Each part of patches/parts as mails for git send-email (build/posting/):
 # the sender's identity, never the project's placeholder; To and Cc from the
 # tree's get_maintainer.pl and the part's lists; see README.md.
-POSTING := $(B)/posting
+POSTING := $(BUILD)/posting
 VERSION ?= 2
 posting: $(STATE)/patched.rev
 	@scripts/tree/posting.sh $(TREE) patches $(POSTING) $(VERSION) "$(GIT_NAME) <$(GIT_EMAIL)>" \
@@ -529,7 +529,7 @@ posting: $(STATE)/patched.rev
 # with QEMU's gdbstub; gdb single-steps dma_map_page_attrs() and
 # dma_unmap_page_attrs() calls and scripts/results/insns.py counts what each
 # function they went through executed (build/insns/<mode>.txt).
-INSNS := $(B)/insns
+INSNS := $(BUILD)/insns
 INSNS_MODES ?= $(shell . guest/protocol.sh && echo "$$WB_MODE_LAZY $$WB_MODE_STRICT")
 INSNS_KERNELS := baseline patched
 
@@ -554,7 +554,7 @@ insns: $(foreach k,$(INSNS_KERNELS),$(call kernel,$(k)/x86_64) $(call initramfs,
 REVS ?=
 per-patch: $(STATE)/patched.rev $(call initramfs,patched/x86_64)
 	@test -n "$(REVS)" || { echo 'make per-patch: say REVS="<rev> <rev>..."'; exit 2; }
-	@WB_ICOUNT=$(ICOUNT) scripts/run/per-patch.sh $(TREE) $(B)/per-patch \
+	@WB_ICOUNT=$(ICOUNT) scripts/run/per-patch.sh $(TREE) $(BUILD)/per-patch \
 		$(call initramfs,patched/x86_64) $(MODES) "wb.maps=$(MAPS) wb.granules=$(GRANULES) \
 		wb.depths=$(DEPTHS) wb.seconds=$(SECONDS)" $(REVS) -- $(call fragments,patched/x86_64)
 
@@ -565,7 +565,7 @@ per-patch: $(STATE)/patched.rev $(call initramfs,patched/x86_64)
 # Linux 7.3's dma_map_benchmark and randread, static; from the patched
 # tree's tools alone (scripts/build/tools.sh: tools/dma needs no kernel
 # build), so no kernel is built for it.
-HW_KIT := $(B)/hw-kit
+HW_KIT := $(BUILD)/hw-kit
 HW_KIT_BUILT := $(foreach a,$(ARCHS),$(HW_KIT)/tools-$(a)/dma_map_benchmark $(HW_KIT)/randread-$(a)/randread)
 $(HW_KIT)/tools-%/dma_map_benchmark: $(STATE)/patched.rev $(OLD_TOOL)/stamp scripts/build/tools.sh
 	@$(STAGE) "$* tools/dma for the hw kit" scripts/build/tools.sh $* $(TREE) $(OLD_TOOL) $(TREE) $(dir $@)
@@ -585,12 +585,11 @@ $(HW_KIT_BUILT):
 hw-kit: $(foreach a,$(ARCHS),$(HW_KIT)/wb-hw-kit-$(a).tar.gz)
 
 # Two result sets of the kit, A as the report's baseline, B as its patched
-# (results/hw/). B is also the build directory's name here: the rule reads
-# nothing under it, and refuses the default.
+# (results/hw/).
 HW_RESULTS := $(RESULTS)/hw
 hw-report:
-	@test -n "$(A)" && test "$(B)" != build || { echo 'make hw-report: say A=<dir> B=<dir>'; exit 2; }
+	@test -n "$(A)" && test -n "$(B)" || { echo 'make hw-report: say A=<dir> B=<dir>'; exit 2; }
 	@scripts/results/hw-report.py $(if $(ANYWAY),--anyway) $(HW_RESULTS) $(A) $(B)
 
 clean:
-	rm -rf $(B)
+	rm -rf $(BUILD)
