@@ -18,6 +18,29 @@ WB_SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck disable=SC2034 # read by the scripts that source this file
 WB_KUNIT_APPEND="kunit.enable=1" WB_KUNIT_SECONDS=300
 
+# The role of IOMMU mode <name> (guest/protocol.sh: direct, lazy, strict or
+# cm), by which the data names modes; fails for a name the protocol lacks.
+mode_role() { # <name>
+	case $1 in
+	"$WB_MODE_DIRECT") echo direct ;;
+	"$WB_MODE_LAZY") echo lazy ;;
+	"$WB_MODE_STRICT") echo strict ;;
+	"$WB_MODE_CM") echo cm ;;
+	*) return 1 ;;
+	esac
+}
+
+# The name of the IOMMU mode of <role>; fails for an unknown role.
+mode_name() { # <role>
+	case $1 in
+	direct) echo "$WB_MODE_DIRECT" ;;
+	lazy) echo "$WB_MODE_LAZY" ;;
+	strict) echo "$WB_MODE_STRICT" ;;
+	cm) echo "$WB_MODE_CM" ;;
+	*) return 1 ;;
+	esac
+}
+
 say() { printf '%s\n' "$*"; }
 warn() { printf 'warning: %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }

@@ -26,6 +26,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import protocol  # noqa: E402
 
 FIELDS = ("name", "file", "old", "new", "fails")
+# What else a break and a file may say; any other key is a typo --verify
+# names (a break's "mode" once ran it in lazy mode unnoticed).
+BREAK_KEYS = set(FIELDS) | {"modes"}
+FILE_KEYS = {"suite", "breaks", "job", "append", "kunitconfig", "arch", "mode", "modes"}
 
 
 def load(path):
@@ -37,9 +41,15 @@ def breaks(path):
     return load(path)["breaks"]
 
 
+def roles(data, brk):
+    """The roles of the IOMMU modes a break runs in (guest/protocol.sh: the
+    data names modes by role): its own, else its file's, else lazy."""
+    return brk.get("modes") or data.get("modes") or [data.get("mode", "lazy")]
+
+
 def modes(data, brk):
-    """The IOMMU modes a break runs in: its own, else its file's."""
-    return brk.get("modes") or data.get("modes") or [data.get("mode", protocol.MODE_LAZY)]
+    """The names of the IOMMU modes a break runs in."""
+    return [protocol.ROLES[role] for role in roles(data, brk)]
 
 
 def apply(tree, brk):
@@ -69,18 +79,22 @@ def problems(tree, data, brk):
         return [f"it has no {', '.join(missing)}"]
     found = [f"its text occurs {occurrences(tree, brk)} times in {brk['file']}, not once"
              ] if occurrences(tree, brk) != 1 else []
-    unknown = [m for m in modes(data, brk) if m not in protocol.MODES]
+    unknown = [m for m in roles(data, brk) if m not in protocol.ROLES]
     if unknown:
-        found.append(f"mode {' '.join(unknown)} is not one of WB_MODES ({' '.join(protocol.MODES)})")
+        found.append(f"mode {' '.join(unknown)} is not one of the roles of guest/protocol.sh's "
+                     f"modes ({' '.join(protocol.ROLES)})")
+    found += [f"unknown key {key}" for key in sorted(set(brk) - BREAK_KEYS)]
     return found
 
 
 def verify(tree, paths):
     """Whether every break of every file can still be run: a break whose
     text no longer occurs exactly once would fail without testing anything."""
-    stale = [f"{path}: {brk.get('name', '?')}: {problem}"
-             for path in paths for brk in breaks(path)
-             for problem in problems(tree, load(path), brk)]
+    stale = [f"{path}: unknown key {key}" for path in paths
+             for key in sorted(set(load(path)) - FILE_KEYS)]
+    stale += [f"{path}: {brk.get('name', '?')}: {problem}"
+              for path in paths for brk in breaks(path)
+              for problem in problems(tree, load(path), brk)]
     print("\n".join(stale) or f"{sum(len(breaks(p)) for p in paths)} breaks apply")
     return not stale
 

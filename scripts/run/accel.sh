@@ -12,7 +12,7 @@ tcg() { echo "accelerator: TCG ($1)" >&2; echo tcg; exit 0; }
 
 grep -qwE 'vmx|svm' /proc/cpuinfo || tcg "the CPU shows no vmx/svm flag"
 [ -w /dev/kvm ] || tcg "/dev/kvm is missing or not writable"
-WB_ACCEL=kvm "$WB_SCRIPTS/run/boot.sh" x86_64 off "$kernel" "$initrd" "$log" 60 \
+WB_ACCEL=kvm "$WB_SCRIPTS/run/boot.sh" x86_64 "$WB_MODE_DIRECT" "$kernel" "$initrd" "$log" 60 \
 	wb.job=probe >/dev/null 2>&1 ||
 	tcg "a probe boot under KVM did not reach init within 60 s"
 echo "accelerator: KVM" >&2

@@ -112,13 +112,28 @@ class ModesTest(ScratchTree):
         self.assertEqual(break_py("--modes", self.breaks(self.brk("one", "a")), "one"),
                          (0, "lazy\n"))
 
-    def test_verify_refuses_unknown_modes_and_incomplete_breaks(self):
+    def test_verify_refuses_unknown_modes_keys_and_incomplete_breaks(self):
         path = self.breaks(dict(self.brk("m", "\treturn 1;\n"), modes=["nested"]),
-                           {"name": "no-fails", "file": "lib/a.c", "old": "int a", "new": ""})
+                           dict(self.brk("typo", "int a(void)"), mode="strict"),
+                           {"name": "no-fails", "file": "lib/a.c", "old": "int a", "new": ""},
+                           arches="arm64")
         status, output = break_py("--verify", self.tree, path)
         self.assertEqual(status, 1)
-        self.assertIn("m: mode nested is not one of WB_MODES", output)
+        self.assertIn("m: mode nested is not one of the roles", output)
+        self.assertIn("typo: unknown key mode", output)
         self.assertIn("no-fails: it has no fails", output)
+        self.assertIn(f"{path}: unknown key arches", output)
+
+    def test_a_renamed_mode_is_named_by_its_role(self):
+        """The break files name modes by role: a mode renamed in
+        guest/protocol.sh alone comes out of --modes under its new name."""
+        renamed = wbtest.Renamed({"WB_MODE_LAZY": "fq"})
+        self.addCleanup(renamed.close)
+        path = self.breaks(self.brk("one", "a"), dict(self.brk("two", "b"), modes=["cm", "lazy"]))
+        for name, modes in (("one", "fq\n"), ("two", "cm fq\n")):
+            with self.subTest(name=name):
+                self.assertEqual(wbtest.run_script("break.py", "--modes", path, name,
+                                                   protocol=renamed.protocol), (0, modes))
 
 
 # scripts/check/breaks.sh with kbuild.sh and boot.sh standing in for the kernel
@@ -187,16 +202,20 @@ class BreakFilesTest(unittest.TestCase):
                     self.assertNotEqual(brk["old"], brk["new"], brk["name"])
 
     def test_modes_are_the_protocol_s_and_the_arch_s(self):
+        """Each break's modes, as break.py --modes names them, are modes of
+        the protocol the break's architecture can boot."""
         import protocol
         for path in BREAKS:
             data = load(path)
             arch = wbtest.read(os.path.join(wbtest.ROOT, "archs",
                                             data.get("arch", "x86_64") + ".sh"))
             for brk in data["breaks"]:
-                for mode in brk.get("modes") or data.get("modes") or [data.get("mode", "lazy")]:
+                status, output = break_py("--modes", path, brk["name"])
+                for mode in output.split():
                     with self.subTest(file=os.path.basename(path), brk=brk["name"], mode=mode):
-                        self.assertIn(mode, protocol.MODES)
-                        self.assertIn(f"append_{mode}=", arch)
+                        self.assertEqual(status, 0)
+                        role = {name: role for role, name in protocol.ROLES.items()}[mode]
+                        self.assertIn(f"append_{role}=", arch)
 
     def test_no_break_is_copied_for_another_mode(self):
         """A break of one suite in two files (one per mode) would go stale

@@ -64,6 +64,31 @@ class CheckReportTest(unittest.TestCase):
                 self.assertEqual(status, 1, result)
                 self.assertTrue(result.startswith("FAIL report.py on the debug boots"), result)
 
+    def take_member(self, label, kind, member):
+        """Take <member> ("name":value) out of the first JSON object of
+        <kind> in <label>'s console."""
+        path = os.path.join(self.logs, label + ".log")
+        lines = wbtest.read(path).splitlines(keepends=True)
+        start = re.compile(r'^\s*# \{"' + re.escape(kind) + '":')
+        i = next(n for n, line in enumerate(lines) if start.match(line))
+        lines[i], count = re.subn(r',"' + member + r'":[0-9.]+', "", lines[i], count=1)
+        self.assertEqual(count, 1, f"no {member} in {lines[i]}")
+        with open(path, "w") as out:
+            out.writelines(lines)
+
+    def test_a_row_without_its_numbers_fails(self):
+        """report.py writes such rows and exits 0: the check's own reading of
+        the tables must fail them."""
+        for label, kind, member, why in (
+                (LABELS[1], protocol.KIND_RUN, "mean_ns", "lack a key or a latency"),
+                (LABELS[0], protocol.KIND_WORKLOAD, "iops", "lack a value")):
+            with self.subTest(kind=kind, member=member):
+                self.fresh_copies()
+                self.take_member(label, kind, member)
+                status, result = self.run_report()
+                self.assertEqual(status, 1, result)
+                self.assertIn(why, result)
+
     def test_a_missing_console_fails(self):
         os.remove(os.path.join(self.logs, LABELS[2] + ".log"))
         status, result = self.run_report()

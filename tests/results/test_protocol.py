@@ -96,20 +96,48 @@ class ShellTest(unittest.TestCase):
 
 
 class DataTest(unittest.TestCase):
-    """The data that names modes names the protocol's."""
+    """The data that names modes names the protocol's roles; configs/boots'
+    other columns name what exists."""
 
     def arch_modes(self, arch):
         text = wbtest.read(os.path.join(wbtest.ROOT, "archs", arch + ".sh"))
         return set(re.findall(r"\bappend_([a-z0-9_]+)=", text)) - {"all"}
 
-    def test_archs_define_protocol_modes(self):
-        self.assertEqual(self.arch_modes("x86_64"), set(protocol.MODES))
-        self.assertLessEqual(self.arch_modes("arm64"), set(protocol.MODES))
+    @staticmethod
+    def rows(name):
+        text = wbtest.read(os.path.join(wbtest.ROOT, "configs", name))
+        return [line.split() for line in text.splitlines()
+                if line.strip() and not line.startswith("#")]
 
-    def test_boots_use_protocol_modes(self):
-        for line in wbtest.read(os.path.join(wbtest.ROOT, "configs", "boots")).splitlines():
-            if line.strip() and not line.startswith("#"):
-                self.assertIn(line.split()[3], protocol.MODES, line)
+    def test_archs_define_protocol_modes(self):
+        self.assertEqual(self.arch_modes("x86_64"), set(protocol.ROLES))
+        self.assertLessEqual(self.arch_modes("arm64"), set(protocol.ROLES))
+
+    def test_boots_name_what_exists(self):
+        kernels = {tuple(row[0].split("/")[:1] + [row[2]]) for row in self.rows("kernels")}
+        for row in self.rows("boots"):
+            label, arch, kernel, role, suites, devices, seconds = row[:7]
+            with self.subTest(boot=label):
+                self.assertIn(role, protocol.ROLES)
+                self.assertIn(role, self.arch_modes(arch))
+                self.assertIn((kernel, arch), kernels)
+                self.assertIn(suites, ("kunit", "-"))
+                self.assertLessEqual(set(devices.split(",")), {"-", "nvme"})
+                self.assertTrue(seconds == "-" or seconds.isdigit(), seconds)
+
+    def test_a_renamed_mode_keeps_its_facts(self):
+        """scripts/lib.sh maps a mode's name to its role, which archs/ key
+        their facts by: a mode renamed in guest/protocol.sh alone still
+        boots with its facts (boot.sh's lookup), and its role's name is the
+        new one (check/boots.sh, check/report.sh)."""
+        renamed = wbtest.Renamed({"WB_MODE_LAZY": "fq"})
+        self.addCleanup(renamed.close)
+        script = ('. "$1"; . "$2"; arch_facts x86_64; role=$(mode_role fq); '
+                  'facts=append_$role; echo "$role ${!facts} $(mode_name lazy)"; '
+                  'mode_role lazy || echo "lazy is no name"')
+        run = subprocess.run(["bash", "-c", script, "sh", os.path.join(wbtest.SCRIPTS, "lib.sh"),
+                              renamed.protocol], capture_output=True, text=True, check=True)
+        self.assertEqual(run.stdout, "lazy intel_iommu=on iommu.strict=0 fq\nlazy is no name\n")
 
 
 class FaultsLineTest(unittest.TestCase):
