@@ -93,7 +93,7 @@ series_hash() { # <patch dir>
 
 # Read an architecture's facts (archs/<arch>.sh: image, cross, qemu, cpu,
 # cpu_kvm, console, fragments, busybox, modules, compat, compat_cc, alone,
-# and iommu_<mode> and append_<mode> for each IOMMU mode).
+# and iommu_<role> and append_<role> for each IOMMU mode's role).
 arch_facts() { # <arch>
 	af_file="$WB_SCRIPTS/../archs/$1.sh"
 	[ -f "$af_file" ] || die "unknown architecture $1 (no archs/$1.sh)"

@@ -49,6 +49,9 @@ def roles(data, brk):
 
 def modes(data, brk):
     """The names of the IOMMU modes a break runs in."""
+    unknown = [role for role in roles(data, brk) if role not in protocol.ROLES]
+    if unknown:
+        sys.exit(f"break.py: {brk['name']}: unknown mode role {' '.join(unknown)}")
     return [protocol.ROLES[role] for role in roles(data, brk)]
 
 

@@ -171,6 +171,8 @@ class BreaksShTest(ScratchTree):
         path = self.breaks(dict(self.brk("both", "\treturn 1;\n", "\treturn 0;\n"),
                                 modes=["cm", "strict"]),
                            self.brk("stale", "int c;\n"),
+                           dict(self.brk("no-role", "int b;\nint b;\n", "int b;\n"),
+                                modes=["nested"]),
                            self.brk("last", "int a(void)", "int a(int)"), job="modules")
         results = os.path.join(self.dir, "check", "results")
         os.makedirs(os.path.dirname(results))
@@ -182,6 +184,7 @@ class BreaksShTest(ScratchTree):
             "FAIL break both fails suite.a_case in strict mode # it does not; console: "
             f"{self.dir}/check/breaks-suite/both-strict.log",
             "FAIL break stale of suite applies # see make check-breaks-apply",
+            "FAIL break no-role of suite names its modes # see make check-breaks-apply",
             "PASS break last fails suite.a_case in lazy mode"])
         self.assertEqual(subprocess.run(["git", "-C", self.tree, "status", "--porcelain"],
                                         capture_output=True, text=True).stdout, "")

@@ -1,0 +1,143 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Tests of the shell side of IOMMU mode roles and of the scripts that boot
+by configs/boots: scripts/lib.sh's mode_role and mode_name, check/boots.sh
+(its rows checked before any boot, each boot under its mode's name) and
+run/accel.sh, in a copy of the workbench whose boot.sh and test runner are
+stand-ins that only say how they were called."""
+
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+import wbtest
+
+# check/test.sh and run/boot.sh as stand-ins: each call on a line of
+# $CALLS; guest-results.py does nothing.
+TEST_SH = '#!/bin/bash\nshift 2\nexec "$@"\n'
+BOOT_SH = '#!/bin/bash\necho "boot $*" >>"$CALLS"\n'
+GUEST_RESULTS = '#!/bin/bash\n'
+
+
+class RolesTest(unittest.TestCase):
+
+    def shell(self, script, protocol_file=wbtest.PROTOCOL):
+        return subprocess.run(["bash", "-c", '. "$1"; . "$2"; ' + script, "sh",
+                               os.path.join(wbtest.SCRIPTS, "lib.sh"), protocol_file],
+                              capture_output=True, text=True).stdout.split()
+
+    def test_every_role_and_name_both_ways(self):
+        import protocol
+        renames = {"direct": "none", "lazy": "fq", "strict": "sync", "cm": "vcm"}
+        renamed = wbtest.Renamed({f"WB_MODE_{role.upper()}": name
+                                  for role, name in renames.items()})
+        self.addCleanup(renamed.close)
+        for names, protocol_file in ((protocol.ROLES, wbtest.PROTOCOL),
+                                     (renames, renamed.protocol)):
+            for role, name in names.items():
+                with self.subTest(role=role, name=name):
+                    self.assertEqual(self.shell(f"mode_name {role}; mode_role {name}",
+                                                protocol_file), [name, role])
+        self.assertEqual(self.shell("mode_name off || echo no; mode_role direct || echo no"),
+                         ["no", "no"])
+
+
+class Workbench(unittest.TestCase):
+    """A copied workbench with stand-ins; <renames> as for wbtest.Renamed."""
+
+    renames = {}
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.dir)
+        text = None
+        if self.renames:
+            renamed = wbtest.Renamed(self.renames)
+            self.addCleanup(renamed.close)
+            text = wbtest.read(renamed.protocol)
+        self.scripts = wbtest.copy_workbench(os.path.join(self.dir, "w"), text)
+        wbtest.stand_in(self.scripts, "check/test.sh", TEST_SH)
+        wbtest.stand_in(self.scripts, "run/boot.sh", BOOT_SH)
+        wbtest.stand_in(self.scripts, "results/guest-results.py", GUEST_RESULTS)
+        self.calls = os.path.join(self.dir, "calls")
+        self.results = os.path.join(self.dir, "check", "results")
+        os.makedirs(os.path.dirname(self.results))
+
+    def run_boots(self, kernel, arch, table=None):
+        table = table or os.path.join(self.scripts, "..", "configs", "boots")
+        run = subprocess.run(["bash", os.path.join(self.scripts, "check", "boots.sh"),
+                              self.results, table, kernel, arch, "IMAGE", "INITRD", "TREE"],
+                             capture_output=True, text=True,
+                             env=dict(os.environ, CALLS=self.calls))
+        calls = wbtest.read(self.calls).splitlines() if os.path.exists(self.calls) else []
+        return run.returncode, run.stderr, calls
+
+    def table(self, *rows):
+        path = os.path.join(self.dir, "boots")
+        with open(path, "w") as out:
+            out.write("".join(row + "\n" for row in rows))
+        return path
+
+
+class BootsTest(Workbench):
+
+    def test_each_row_boots_under_its_mode_s_name(self):
+        status, _, calls = self.run_boots("debug", "x86_64")
+        self.assertEqual(status, 0)
+        self.assertEqual([call.split()[1:3] for call in calls],
+                         [["x86_64", "lazy"], ["x86_64", "strict"], ["x86_64", "cm"]])
+
+    def test_a_bad_row_stops_every_boot(self):
+        good = "a x86_64 debug lazy kunit - - wb.job=check"
+        for bad, why in (("b x86_64 debug lazy kuint - - x", "suites is kunit or -"),
+                         ("b x86_64 debug lazy - - 3s x", "seconds '3s'"),
+                         ("b x86_64 debug fq - - - x", "unknown mode role 'fq'"),
+                         ("b x86_64 debug lazy - nvmx - x", "unknown devices 'nvmx'"),
+                         ("b arm64 debug lazy - nvme - x", "arm64 has no NVMe")):
+            with self.subTest(bad=bad):
+                arch = bad.split()[1]
+                status, err, calls = self.run_boots("debug", arch, self.table(good, bad))
+                self.assertEqual((status, calls), (1, []), err)
+                self.assertIn(why, err)
+
+    def test_accel_probes_kvm_in_the_direct_mode(self):
+        cpuinfo = os.path.join(self.dir, "cpuinfo")
+        kvm = os.path.join(self.dir, "kvm")
+        for path, text in ((cpuinfo, "flags : fpu vmx sse\n"), (kvm, "")):
+            with open(path, "w") as out:
+                out.write(text)
+        run = subprocess.run(["bash", os.path.join(self.scripts, "run", "accel.sh"),
+                              "K", "I", "L"], capture_output=True, text=True,
+                             env=dict(os.environ, CALLS=self.calls, WB_CPUINFO=cpuinfo,
+                                      WB_KVM_DEVICE=kvm))
+        self.assertEqual((run.returncode, run.stdout), (0, "kvm\n"), run.stderr)
+        self.assertEqual(wbtest.read(self.calls), "boot x86_64 off K I L 60 wb.job=probe\n")
+
+
+class RenamedBootsTest(Workbench):
+    """A mode renamed in guest/protocol.sh alone: configs/boots' rows, by
+    role, boot under the new name."""
+
+    renames = {"WB_MODE_DIRECT": "none", "WB_MODE_LAZY": "fq", "WB_MODE_STRICT": "sync",
+               "WB_MODE_CM": "vcm"}
+
+    def test_rows_boot_under_the_new_names(self):
+        status, err, calls = self.run_boots("debug", "x86_64")
+        self.assertEqual(status, 0, err)
+        self.assertEqual([call.split()[2] for call in calls], ["fq", "sync", "vcm"])
+
+    def test_accel_probes_under_the_new_name(self):
+        cpuinfo = os.path.join(self.dir, "cpuinfo")
+        with open(cpuinfo, "w") as out:
+            out.write("flags : svm\n")
+        run = subprocess.run(["bash", os.path.join(self.scripts, "run", "accel.sh"),
+                              "K", "I", "L"], capture_output=True, text=True,
+                             env=dict(os.environ, CALLS=self.calls, WB_CPUINFO=cpuinfo,
+                                      WB_KVM_DEVICE=cpuinfo))
+        self.assertEqual(run.stdout, "kvm\n", run.stderr)
+        self.assertIn("boot x86_64 none ", wbtest.read(self.calls))
+
+
+if __name__ == "__main__":
+    unittest.main()
