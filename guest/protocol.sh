@@ -42,7 +42,8 @@ WB_KIND_WORKLOAD=workload
 
 # The bench step's counters (guest/counters.sh), each a JSON member of a
 # run's "counted" object: the calls of the functions it places kprobes on
-# (each name is the function's), the invalidation wait, the invalidation of
+# (named after them today; which function each counts is counters.sh's
+# counted_function), the invalidation wait, the invalidation of
 # new mappings (which waits too in caching mode) and the IOVA allocator's
 # rbtree slow path; from the qi_submit trace event, the pages invalidated
 # page-selectively, the domain-wide or global invalidations, and the

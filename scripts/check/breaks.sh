@@ -13,8 +13,9 @@
 # ("append"); the guest's tool tests are suite "tool" of job "tool", whose
 # cases are guest/steps/tool.sh's tests; a suite that runs on UML names the
 # directory whose .kunitconfig builds it ("kunitconfig"); "modes" (or
-# "mode"), of the file or of a break, the IOMMU modes the suite boots in
-# (guest/protocol.sh, archs/<arch>.sh; lazy unless set).
+# "mode"), of the file or of a break, the roles of the IOMMU modes the
+# suite boots in (guest/protocol.sh: direct, lazy, strict, cm; lazy unless
+# set), which break.py --modes names.
 # Usage: breaks.sh <arch> <tree> <out> <image> <initramfs> <breaks.json> <results> <fragment>...
 #   image: the kernel image's path below <out>
 set -eu

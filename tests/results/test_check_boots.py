@@ -13,11 +13,11 @@ import unittest
 
 import wbtest
 
-# check/test.sh and run/boot.sh as stand-ins: each call on a line of
-# $CALLS; guest-results.py does nothing.
+# check/test.sh, run/boot.sh and guest-results.py as stand-ins: each call
+# on a line of $CALLS, boot.sh's with the QEMU options it was given.
 TEST_SH = '#!/bin/bash\nshift 2\nexec "$@"\n'
-BOOT_SH = '#!/bin/bash\necho "boot $*" >>"$CALLS"\n'
-GUEST_RESULTS = '#!/bin/bash\n'
+BOOT_SH = '#!/bin/bash\necho "boot $* qemu=[${WB_QEMU_ARGS:-}]" >>"$CALLS"\n'
+GUEST_RESULTS = '#!/bin/bash\necho "results $*" >>"$CALLS"\n'
 
 
 class RolesTest(unittest.TestCase):
@@ -85,8 +85,27 @@ class BootsTest(Workbench):
     def test_each_row_boots_under_its_mode_s_name(self):
         status, _, calls = self.run_boots("debug", "x86_64")
         self.assertEqual(status, 0)
-        self.assertEqual([call.split()[1:3] for call in calls],
+        self.assertEqual([call.split()[1:3] for call in calls if call.startswith("boot")],
                          [["x86_64", "lazy"], ["x86_64", "strict"], ["x86_64", "cm"]])
+
+    def test_a_row_becomes_one_boot_and_its_results(self):
+        """Every column reaches the boot: devices as QEMU options, the time
+        limit (- is 300 s), KUnit enabled before the row's command line,
+        whether the built-in suites count; an old console is removed."""
+        logs = os.path.dirname(self.results)
+        with open(os.path.join(logs, "n.log"), "w") as out:
+            out.write("an earlier run's console\n")
+        table = self.table("n x86_64 debug lazy - nvme - wb.job=modules",
+                           "k x86_64 debug strict kunit - 60 wb.job=check")
+        status, err, calls = self.run_boots("debug", "x86_64", table)
+        self.assertEqual(status, 0, err)
+        self.assertFalse(os.path.exists(os.path.join(logs, "n.log")))
+        self.assertEqual(calls, [
+            f"boot x86_64 lazy IMAGE INITRD {logs}/n.log 300 kunit.enable=1 wb.job=modules "
+            "qemu=[-device nvme,serial=wb-nvme,drive=nvm -drive if=none,id=nvm,driver=null-co]",
+            f"results --no-kunit TREE {logs}/n.log n {self.results}",
+            f"boot x86_64 strict IMAGE INITRD {logs}/k.log 60 kunit.enable=1 wb.job=check qemu=[]",
+            f"results TREE {logs}/k.log k {self.results}"])
 
     def test_a_bad_row_stops_every_boot(self):
         good = "a x86_64 debug lazy kunit - - wb.job=check"
@@ -101,6 +120,30 @@ class BootsTest(Workbench):
                 self.assertEqual((status, calls), (1, []), err)
                 self.assertIn(why, err)
 
+    def accel(self, flags, kvm_writable, boots=True):
+        cpuinfo = os.path.join(self.dir, "cpuinfo")
+        with open(cpuinfo, "w") as out:
+            out.write(f"flags : fpu {flags} sse\n")
+        kvm = os.path.join(self.dir, "kvm")
+        open(kvm, "w").close()
+        os.chmod(kvm, 0o600 if kvm_writable else 0o400)
+        if not boots:
+            wbtest.stand_in(self.scripts, "run/boot.sh", "#!/bin/bash\nexit 1\n")
+        return subprocess.run(["bash", os.path.join(self.scripts, "run", "accel.sh"),
+                               "K", "I", "L"], capture_output=True, text=True,
+                              env=dict(os.environ, CALLS=self.calls, WB_CPUINFO=cpuinfo,
+                                       WB_KVM_DEVICE=kvm))
+
+    @unittest.skipIf(os.geteuid() == 0, "root writes a read-only file")
+    def test_accel_takes_tcg_without_a_writable_kvm(self):
+        self.assertEqual(self.accel("vmx", False).stdout, "tcg\n")
+
+    def test_accel_takes_tcg_without_vmx_or_a_probe_that_boots(self):
+        for flags, boots in (("lm", True), ("vmx", False)):
+            with self.subTest(flags=flags, boots=boots):
+                run = self.accel(flags, True, boots)
+                self.assertEqual((run.returncode, run.stdout), (0, "tcg\n"), run.stderr)
+
     def test_accel_probes_kvm_in_the_direct_mode(self):
         cpuinfo = os.path.join(self.dir, "cpuinfo")
         kvm = os.path.join(self.dir, "kvm")
@@ -112,7 +155,7 @@ class BootsTest(Workbench):
                              env=dict(os.environ, CALLS=self.calls, WB_CPUINFO=cpuinfo,
                                       WB_KVM_DEVICE=kvm))
         self.assertEqual((run.returncode, run.stdout), (0, "kvm\n"), run.stderr)
-        self.assertEqual(wbtest.read(self.calls), "boot x86_64 off K I L 60 wb.job=probe\n")
+        self.assertEqual(wbtest.read(self.calls), "boot x86_64 off K I L 60 wb.job=probe qemu=[]\n")
 
 
 class RenamedBootsTest(Workbench):
@@ -125,7 +168,8 @@ class RenamedBootsTest(Workbench):
     def test_rows_boot_under_the_new_names(self):
         status, err, calls = self.run_boots("debug", "x86_64")
         self.assertEqual(status, 0, err)
-        self.assertEqual([call.split()[2] for call in calls], ["fq", "sync", "vcm"])
+        self.assertEqual([call.split()[2] for call in calls if call.startswith("boot")],
+                         ["fq", "sync", "vcm"])
 
     def test_accel_probes_under_the_new_name(self):
         cpuinfo = os.path.join(self.dir, "cpuinfo")

@@ -75,6 +75,32 @@ class ShellTest(unittest.TestCase):
         self.assertEqual(run.stdout, "# wb: done rc=3\n")
 
     @unittest.skipUnless(shutil.which("busybox"), "the guest's busybox is not installed")
+    def test_renamed_probe_counters_count_the_same_functions(self):
+        """A probe counter renamed in the protocol alone keeps counting its
+        function: the probe takes the new name, the kernel function stays,
+        and counters_off prints the new name (a tracefs stand-in)."""
+        renamed = wbtest.Renamed({"WB_COUNT_WAIT": "qi_wait", "WB_COUNT_ALLOC": "slow_allocs"})
+        self.addCleanup(renamed.close)
+        tracing = os.path.join(renamed.dir, "tracing")
+        for event in ("qi_wait", "cache_tag_flush_range_np", "slow_allocs"):
+            os.makedirs(os.path.join(tracing, "events", "wb", event))
+        for name in ("kprobe_events", "tracing_on"):
+            open(os.path.join(tracing, name), "w").close()
+        with open(os.path.join(tracing, "kprobe_profile"), "w") as out:
+            out.write("  wb/qi_wait 7 0\n  wb/cache_tag_flush_range_np 0 0\n  wb/slow_allocs 2 0\n")
+        script = ('. "$1"; . "$2"; set -- $(counters_setup); counters_on "$@"; '
+                  'sed -i "s/ 7 / 9 /" "$WB_TRACING/kprobe_profile"; counters_off "$@"')
+        run = subprocess.run(["busybox", "sh", "-c", script, "sh", renamed.protocol,
+                              os.path.join(wbtest.ROOT, "guest", "counters.sh")],
+                             capture_output=True, text=True, check=True,
+                             env=dict(os.environ, WB_TRACING=tracing))
+        self.assertEqual(wbtest.read(os.path.join(tracing, "kprobe_events")),
+                         "p:wb/qi_wait qi_submit_sync\n"
+                         "p:wb/cache_tag_flush_range_np cache_tag_flush_range_np\n"
+                         "p:wb/slow_allocs alloc_iova\n")
+        self.assertEqual(run.stdout, '"qi_wait":2,"cache_tag_flush_range_np":0,"slow_allocs":0,')
+
+    @unittest.skipUnless(shutil.which("busybox"), "the guest's busybox is not installed")
     def test_counters_follow_renamed_counters(self):
         """guest/counters.sh prints the invalidation counts under the
         protocol's names (with the guest's busybox: its awk program is
@@ -121,6 +147,9 @@ class DataTest(unittest.TestCase):
                 self.assertIn(role, protocol.ROLES)
                 self.assertIn(role, self.arch_modes(arch))
                 self.assertIn((kernel, arch), kernels)
+                # the kernels make check boots (check-<arch>, check-pristine-<arch>,
+                # check-debug-tests): another's rows would never run
+                self.assertIn(kernel, ("patched", "pristine", "debug"))
                 self.assertIn(suites, ("kunit", "-"))
                 self.assertLessEqual(set(devices.split(",")), {"-", "nvme"})
                 self.assertTrue(seconds == "-" or seconds.isdigit(), seconds)
