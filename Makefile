@@ -148,6 +148,13 @@ $(foreach r,$(KERNEL_ROWS),$(eval row := $(subst |, ,$(r)))\
 	$(eval ARCH_$(word 1,$(row)) := $(word 3,$(row)))\
 	$(eval MORE_$(word 1,$(row)) := $(filter-out -,$(subst $(comma), ,$(word 4,$(row)))))\
 	$(eval GUEST_$(word 1,$(row)) := $(subst $(comma), ,$(word 5,$(row)))))
+# What a row may name: a tree, an architecture of archs/, initramfs contents.
+GUEST_CONTENTS := tools modules randread
+$(foreach k,$(KERNELS),\
+	$(if $(filter-out pristine baseline patched,$(TREE_$(k))),$(error $(KERNEL_TABLE): $(k): no tree $(TREE_$(k))))\
+	$(if $(filter $(ARCH_$(k)),$(ARCHS)),,$(error $(KERNEL_TABLE): $(k): no architecture $(ARCH_$(k))))\
+	$(if $(filter-out $(GUEST_CONTENTS),$(GUEST_$(k))),\
+		$(error $(KERNEL_TABLE): $(k): initramfs contents are $(GUEST_CONTENTS), not $(GUEST_$(k)))))
 # The guest boots of check, as a table (label, architecture, kernel, IOMMU
 # mode, whether the built-in suites count, devices, time limit, command line).
 BOOTS := configs/boots
@@ -163,6 +170,7 @@ out = $(call kdir,$(1))/out-$(notdir $(1))
 kernel = $(call out,$(1))/$(IMAGE_$(ARCH_$(1)))
 fragments = $(FRAGMENTS_$(ARCH_$(1))) $(MORE_$(1))
 fragment_list = $(call kdir,$(1))/fragments-$(notdir $(1))
+guest_list = $(call kdir,$(1))/guest-$(notdir $(1))
 tools = $(call kdir,$(1))/tools-$(notdir $(1))/dma_map_benchmark
 modules = $(if $(filter modules,$(GUEST_$(1))),\
 	$(foreach m,$(MODULES_$(ARCH_$(1))),$(call kdir,$(1))/modules-$(notdir $(1))/$(m)/$(m).ko))
@@ -274,9 +282,15 @@ $(call fragment_list,$(1)): FORCE
 	@echo "$(call fragments,$(1))" >$$@.new
 	@if cmp -s $$@.new $$@; then rm $$@.new; else mv $$@.new $$@; fi
 
+# The same for what its initramfs carries: one dropped repacks it.
+$(call guest_list,$(1)): FORCE
+	@mkdir -p $$(dir $$@)
+	@echo "$(call guest_files,$(1))" >$$@.new
+	@if cmp -s $$@.new $$@; then rm $$@.new; else mv $$@.new $$@; fi
+
 # The tree too: the initramfs takes the tree's KTAP helpers.
-$(call initramfs,$(1)): $(STATE)/$(TREE_$(1)).rev $(call guest_prerequisites,$(1)) $(BUSYBOX_$(ARCH_$(1))) \
-		$(GUEST) scripts/build/initramfs.sh
+$(call initramfs,$(1)): $(STATE)/$(TREE_$(1)).rev $(call guest_list,$(1)) $(call guest_prerequisites,$(1)) \
+		$(BUSYBOX_$(ARCH_$(1))) $(GUEST) scripts/build/initramfs.sh
 	@$(STAGE) "$(1) initramfs" scripts/build/initramfs.sh $(BUSYBOX_$(ARCH_$(1))) guest $$@ \
 		$(call ktap_helpers,$(1)) hw/hw-run.sh $(call guest_files,$(1))
 

@@ -27,10 +27,10 @@ modules="wb_dma_test"
 # No 32-bit ABI the tools are built for, no object built alone
 compat="" compat_cc=""
 alone=""
-# Each IOMMU mode: extra QEMU options (the SMMU is part of the machine) and
+# Each IOMMU mode, by role (guest/protocol.sh): extra QEMU options (the SMMU is part of the machine) and
 # the kernel's command line.
 # On every mode's command line: the guest must find the ivshmem and CMB peers.
 append_all="wb.wb_dma_test=expect_ivshmem=1 wb.wb_dma_test=expect_cmb=1"
-iommu_off='' append_off="iommu.passthrough=1"
+iommu_direct='' append_direct="iommu.passthrough=1"
 iommu_lazy='' append_lazy="iommu.passthrough=0 iommu.strict=0"
 iommu_strict='' append_strict="iommu.passthrough=0 iommu.strict=1"

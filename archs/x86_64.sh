@@ -20,13 +20,14 @@ compat=i386 compat_cc=i686-linux-gnu-gcc
 # Objects the series changes that no kernel of this architecture builds
 # (VDUSE needs the network stack): W=1 and sparse compile them alone
 alone="drivers/vdpa/vdpa_user/iova_domain.o"
-# Each IOMMU mode: the IOMMU's QEMU device and the kernel's command line.
+# Each IOMMU mode, by role (guest/protocol.sh): the IOMMU's QEMU device and
+# the kernel's command line.
 # cm is VT-d's caching mode, the virtual-IOMMU case; the kernel picks its
 # default strictness there (7.3: strict; the series: one flush queue per
 # domain), and the test module is told, to check what the series picks.
 # On every mode's command line: nothing more.
 append_all=""
-iommu_off="-device intel-iommu" append_off="intel_iommu=off"
+iommu_direct="-device intel-iommu" append_direct="intel_iommu=off"
 iommu_lazy="-device intel-iommu" append_lazy="intel_iommu=on iommu.strict=0"
 iommu_strict="-device intel-iommu" append_strict="intel_iommu=on iommu.strict=1"
 iommu_cm="-device intel-iommu,caching-mode=on" append_cm="intel_iommu=on wb.wb_dma_test=caching_mode=1"

@@ -18,6 +18,19 @@ WB_SYSFS=${WB_SYSFS:-/sys}
 # shellcheck source=/dev/null
 . "$WB_DIR/ktap_helpers.sh"
 
+# The name of the IOMMU mode of <role> (guest/protocol.sh: the data that
+# picks modes, configs/boots and tests/breaks/, names them by role, as
+# scripts/lib.sh's mode_name reads them); fails for an unknown role.
+mode_name() { # <role>
+	case $1 in
+	direct) echo "$WB_MODE_DIRECT" ;;
+	lazy) echo "$WB_MODE_LAZY" ;;
+	strict) echo "$WB_MODE_STRICT" ;;
+	cm) echo "$WB_MODE_CM" ;;
+	*) return 1 ;;
+	esac
+}
+
 # The words wb_arg reads: the kernel command line, or on hardware the
 # kit's WB_ARGS, which passes the matrix as the host passes it to a guest.
 wb_cmdline() {

@@ -8,9 +8,12 @@
 # only: NAME=word or NAME="words", where $NAME or ${NAME} names an earlier
 # one. Renaming a value here renames it everywhere (tests/results/).
 
-# The IOMMU modes, in the order the reports show them. A mode's name is also
-# its consoles' (<mode>.log, <mode>-smp.log) and its facts' in each
-# archs/<arch>.sh (iommu_<mode>, append_<mode>). The report compares each
+# The IOMMU modes, in the order the reports show them. A mode's name is its
+# consoles' (<mode>.log, <mode>-smp.log) and what reports and results say;
+# the data that picks modes (archs/<arch>.sh's iommu_<role> and
+# append_<role>, configs/boots, tests/breaks/) names them by role, the
+# lower-case suffix of WB_MODE_<ROLE> (direct, lazy, strict, cm), so that a
+# name changed here alone is changed everywhere. The report compares each
 # mode with the direct one (no translation); in caching mode the counters
 # leave out the invalidations of new mappings; the workloads' goals compare
 # lazy and strict with direct, and caching mode with lazy.
@@ -27,10 +30,6 @@ WB_END_MARKER="# wb: end rc="
 # The trace step's diagnostic line (ktap_print_msg adds "# "): the runs a
 # debugger steps through are about to start (scripts/run/insns.sh).
 WB_TRACE_START="wb: trace runs start"
-# Lines a test prints around kernel reports it provokes on purpose: what
-# the kernel reports between them does not fail the console.
-WB_EXPECTED_BEGINS="wb: kernel reports expected: "
-WB_EXPECTED_ENDS="wb: kernel reports expected no more"
 
 # The JSON objects of the steps, one per "# {...}" diagnostic line, are told
 # apart by the member they carry: the bench step's matrix it was asked for
@@ -43,7 +42,8 @@ WB_KIND_WORKLOAD=workload
 
 # The bench step's counters (guest/counters.sh), each a JSON member of a
 # run's "counted" object: the calls of the functions it places kprobes on
-# (each name is the function's), the invalidation wait, the invalidation of
+# (named after them today; which function each counts is counters.sh's
+# counted_function), the invalidation wait, the invalidation of
 # new mappings (which waits too in caching mode) and the IOVA allocator's
 # rbtree slow path; from the qi_submit trace event, the pages invalidated
 # page-selectively, the domain-wide or global invalidations, and the

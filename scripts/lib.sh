@@ -18,6 +18,29 @@ WB_SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck disable=SC2034 # read by the scripts that source this file
 WB_KUNIT_APPEND="kunit.enable=1" WB_KUNIT_SECONDS=300
 
+# The role of IOMMU mode <name> (guest/protocol.sh: direct, lazy, strict or
+# cm), by which the data names modes; fails for a name the protocol lacks.
+mode_role() { # <name>
+	case $1 in
+	"$WB_MODE_DIRECT") echo direct ;;
+	"$WB_MODE_LAZY") echo lazy ;;
+	"$WB_MODE_STRICT") echo strict ;;
+	"$WB_MODE_CM") echo cm ;;
+	*) return 1 ;;
+	esac
+}
+
+# The name of the IOMMU mode of <role>; fails for an unknown role.
+mode_name() { # <role>
+	case $1 in
+	direct) echo "$WB_MODE_DIRECT" ;;
+	lazy) echo "$WB_MODE_LAZY" ;;
+	strict) echo "$WB_MODE_STRICT" ;;
+	cm) echo "$WB_MODE_CM" ;;
+	*) return 1 ;;
+	esac
+}
+
 say() { printf '%s\n' "$*"; }
 warn() { printf 'warning: %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
@@ -70,7 +93,7 @@ series_hash() { # <patch dir>
 
 # Read an architecture's facts (archs/<arch>.sh: image, cross, qemu, cpu,
 # cpu_kvm, console, fragments, busybox, modules, compat, compat_cc, alone,
-# and iommu_<mode> and append_<mode> for each IOMMU mode).
+# and iommu_<role> and append_<role> for each IOMMU mode's role).
 arch_facts() { # <arch>
 	af_file="$WB_SCRIPTS/../archs/$1.sh"
 	[ -f "$af_file" ] || die "unknown architecture $1 (no archs/$1.sh)"
@@ -103,24 +126,30 @@ kernel_make() { # <arch> <tree> <out> [make args...]
 }
 
 # The QEMU options of a boot's devices (configs/boots' column, a break
-# file's "devices"), comma-separated: none (-), the architecture's NVMe
-# workload device, its namespace on QEMU's null block driver (reads at
-# queue depth 1 only: see archs/x86_64.sh); nopt, VT-d without
-# pass-through, where the kernel will not give a group the identity type
-# (guest/steps/hwkit.sh). icount is no device: see devices_clock.
+# file's "devices"), comma-separated, on one line: none (-), the
+# architecture's NVMe workload device, its namespace on QEMU's null block
+# driver (reads at queue depth 1 only: see archs/x86_64.sh); nopt, VT-d
+# without pass-through, where the kernel will not give a group the identity
+# type (guest/steps/hwkit.sh). icount is no device: see devices_clock.
+# Fails, saying why, for a device the architecture lacks or an unknown one.
 devices_qemu() { # <arch> <devices>
+	local device facts opts=""
 	for device in $(echo "$2" | tr , ' '); do
 		case $device in
 		- | icount) ;;
 		nvme)
 			# arch_facts in a subshell: its names (image, ...) are the caller's too
-			nvme=$(arch_facts "$1" && echo "${nvme_qemu:-}")
-			[ -n "$nvme" ] || die "$1 has no NVMe workload device"
-			echo "$nvme -drive if=none,id=nvm,driver=null-co" ;;
-		nopt) echo "-global intel-iommu.pt=off" ;;
+			facts=$(arch_facts "$1" && echo "${nvme_qemu:-}")
+			[ -n "$facts" ] || die "$1 has no NVMe workload device"
+			opts="$opts $facts -drive if=none,id=nvm,driver=null-co" ;;
+		nopt)
+			facts=$(arch_facts "$1" && echo "${iommu_lazy:-}")
+			case $facts in *intel-iommu*) ;; *) die "$1 has no VT-d to boot without pass-through" ;; esac
+			opts="$opts -global intel-iommu.pt=off" ;;
 		*) die "unknown devices '$device'" ;;
 		esac
 	done
+	echo "${opts# }"
 }
 
 # Devices that say icount boot one vCPU on the -icount clock, as make's

@@ -14,9 +14,11 @@
 #   restore  with --take, a normal end gives driver, driver_override and
 #            group type back; the modes of wb.hwkit_unset= (which the
 #            kernel will not set here, e.g. identity on a VT-d without
-#            pass-through) are said and get no console
+#            pass-through; named by role, as configs/boots and tests/breaks/
+#            name modes: direct, lazy, strict, cm) are said and get no
+#            console
 #   kill     kill -TERM mid-run gives the same back and leaves no tool
-#   noiommu  a boot without an IOMMU (x86_64's off mode): refused, edu untouched
+#   noiommu  a boot without an IOMMU (x86_64's direct mode): refused, edu untouched
 set -eu
 # shellcheck source=guest/lib.sh
 . "${WB_DIR:-/wb}/lib.sh"
@@ -24,7 +26,11 @@ set -eu
 KIT=$WB_DIR/hw-run.sh
 WORK=/tmp/hwkit
 cases=$(wb_arg hwkit rows,busy,restore,kill | tr , ' ')
-unset_modes=$(wb_arg hwkit_unset)
+unset_modes=
+for role in $(wb_arg hwkit_unset | tr , ' '); do
+	name=$(mode_name "$role") || { echo "# wb.hwkit_unset=: unknown mode role $role"; exit 1; }
+	unset_modes=${unset_modes:+$unset_modes,}$name
+done
 tolerance=$(wb_arg hwkit_tolerance 10)
 # The boot's matrix, as make's variables the kit reads.
 MAPS=$(wb_arg maps single) GRANULES=$(wb_arg granules 1) THREADS=$(wb_arg threads 1)

@@ -21,8 +21,11 @@ Usage: break.py <tree> <breaks.json> <name>    apply <name>, print its case
                                                "devices", else its file's
        break.py --verify <tree> <breaks.json>...
                                                every break is complete, names
-                                               modes guest/protocol.sh knows,
-                                               and its text occurs once
+                                               modes by the roles of
+                                               guest/protocol.sh, its text
+                                               occurs once (in the tree or,
+                                               "root": "workbench", here),
+                                               no key or root is unknown
 """
 import json
 import os
@@ -33,6 +36,15 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import protocol  # noqa: E402
 
 FIELDS = ("name", "file", "old", "new", "fails")
+# What else a break and a file may say; any other key is a typo --verify
+# names (a break's "mode" once ran it in lazy mode unnoticed). A break's
+# own "append" and "devices" take the place of its file's (--field).
+BREAK_KEYS = set(FIELDS) | {"modes", "append", "devices"}
+FILE_KEYS = {"suite", "breaks", "job", "append", "kunitconfig", "arch", "mode", "modes",
+             "root", "devices", "seconds"}
+# What a file's "root" may name, what its breaks are relative to: the tree
+# (its default) or this workbench (the hardware kit's files).
+ROOTS = ("tree", "workbench")
 WORKBENCH = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
 
@@ -45,15 +57,32 @@ def breaks(path):
     return load(path)["breaks"]
 
 
+def roles(data, brk):
+    """The roles of the IOMMU modes a break runs in (guest/protocol.sh: the
+    data names modes by role): its own, else its file's, else lazy."""
+    return brk.get("modes") or data.get("modes") or [data.get("mode", "lazy")]
+
+
 def modes(data, brk):
-    """The IOMMU modes a break runs in: its own, else its file's."""
-    return brk.get("modes") or data.get("modes") or [data.get("mode", protocol.MODE_LAZY)]
+    """The names of the IOMMU modes a break runs in."""
+    unknown = [role for role in roles(data, brk) if role not in protocol.ROLES]
+    if unknown:
+        sys.exit(f"break.py: {brk['name']}: unknown mode role {' '.join(unknown)}")
+    return [protocol.ROLES[role] for role in roles(data, brk)]
+
+
+def root(data):
+    """What a file's breaks change: "tree" or "workbench"."""
+    return data.get("root", "tree")
 
 
 def base(tree, data):
     """The directory a file's breaks are relative to: the tree, or the
-    workbench for a file whose "root" says so."""
-    return WORKBENCH if data.get("root") == "workbench" else tree
+    workbench for a file whose "root" says so; any other root is refused
+    rather than taken for the tree."""
+    if root(data) not in ROOTS:
+        sys.exit(f"break.py: root {root(data)} is not one of {' '.join(ROOTS)}")
+    return WORKBENCH if root(data) == "workbench" else tree
 
 
 def apply(tree, brk):
@@ -81,20 +110,29 @@ def problems(tree, data, brk):
     missing = [f for f in FIELDS if f not in brk or (f != "new" and not brk[f])]
     if missing:
         return [f"it has no {', '.join(missing)}"]
-    count = occurrences(base(tree, data), brk)
-    found = [f"its text occurs {count} times in {brk['file']}, not once"] if count != 1 else []
-    unknown = [m for m in modes(data, brk) if m not in protocol.MODES]
+    found = []
+    # a file of an unknown root is named once, by verify
+    count = occurrences(base(tree, data), brk) if root(data) in ROOTS else 1
+    if count != 1:
+        found.append(f"its text occurs {count} times in {brk['file']}, not once")
+    unknown = [m for m in roles(data, brk) if m not in protocol.ROLES]
     if unknown:
-        found.append(f"mode {' '.join(unknown)} is not one of WB_MODES ({' '.join(protocol.MODES)})")
+        found.append(f"mode {' '.join(unknown)} is not one of the roles of guest/protocol.sh's "
+                     f"modes ({' '.join(protocol.ROLES)})")
+    found += [f"unknown key {key}" for key in sorted(set(brk) - BREAK_KEYS)]
     return found
 
 
 def verify(tree, paths):
     """Whether every break of every file can still be run: a break whose
     text no longer occurs exactly once would fail without testing anything."""
-    stale = [f"{path}: {brk.get('name', '?')}: {problem}"
-             for path in paths for brk in breaks(path)
-             for problem in problems(tree, load(path), brk)]
+    stale = [f"{path}: unknown key {key}" for path in paths
+             for key in sorted(set(load(path)) - FILE_KEYS)]
+    stale += [f"{path}: root {root(load(path))} is not one of {' '.join(ROOTS)}"
+              for path in paths if root(load(path)) not in ROOTS]
+    stale += [f"{path}: {brk.get('name', '?')}: {problem}"
+              for path in paths for brk in breaks(path)
+              for problem in problems(tree, load(path), brk)]
     print("\n".join(stale) or f"{sum(len(breaks(p)) for p in paths)} breaks apply")
     return not stale
 
@@ -123,7 +161,9 @@ def main(argv):
         print(find(argv[2], argv[3]).get(argv[4], data.get(argv[4], "")))
         return
     if len(argv) == 3 and argv[1] == "--root":
-        print(load(argv[2]).get("root", "tree"))
+        data = load(argv[2])
+        base("", data)
+        print(root(data))
         return
     if len(argv) != 4:
         sys.exit(__doc__)

@@ -13,12 +13,13 @@
 # ("append"); the guest's tool tests are suite "tool" of job "tool", whose
 # cases are guest/steps/tool.sh's tests; a suite that runs on UML names the
 # directory whose .kunitconfig builds it ("kunitconfig"); "modes" (or
-# "mode"), of the file or of a break, the IOMMU modes the suite boots in
-# (guest/protocol.sh, archs/<arch>.sh; lazy unless set). "append" and
-# "devices" (configs/boots' column) may also be a break's own. A file whose
-# "root" is "workbench" breaks the workbench's files (the hardware kit:
-# tests/breaks/hwkit.json): each break repacks <initramfs> with make
-# instead of building the kernel, and is undone with git checkout there.
+# "mode"), of the file or of a break, the roles of the IOMMU modes the
+# suite boots in (guest/protocol.sh: direct, lazy, strict, cm; lazy unless
+# set), which break.py --modes names. "append" and "devices" (configs/boots'
+# column) may also be a break's own. A file whose "root" is "workbench"
+# breaks the workbench's files (the hardware kit: tests/breaks/hwkit.json):
+# each break repacks <initramfs> with make instead of building the kernel,
+# and is undone with git checkout there.
 # Usage: breaks.sh <arch> <tree> <out> <image> <initramfs> <breaks.json> <results> <fragment>...
 #   image: the kernel image's path below <out>
 set -eu
@@ -55,13 +56,11 @@ undo() { git -C "$broken" checkout -q -- $paths && rm -f "$marker"; }
 trap undo EXIT
 trap 'exit 130' INT TERM HUP
 
-# Boot the kernel with break <name> applied in <mode>, running only the suite.
-boot_suite() { # <mode> <log> <name>
-	local append devices
-	append=$(python3 "$WB_SCRIPTS/check/break.py" --field "$json" "$3" append)
-	devices=$(python3 "$WB_SCRIPTS/check/break.py" --field "$json" "$3" devices)
-	# shellcheck disable=SC2046 # devices_clock's two assignments
-	env WB_QEMU_ARGS="$(devices_qemu "$arch" "${devices:--}")" $(devices_clock "${devices:--}") \
+# Boot the kernel with the break applied in <mode>, running only the suite,
+# with the break's command line ($append), QEMU options ($qemu_args) and
+# clock ($smp, $icount) that run_break found.
+boot_suite() { # <mode> <log>
+	env WB_QEMU_ARGS="$qemu_args" "$smp" "$icount" \
 		"$WB_SCRIPTS/run/boot.sh" "$arch" "$1" "$out/$image" "$initrd" "$2" "$seconds" \
 		"$WB_KUNIT_APPEND kunit.filter_glob=$suite wb.job=$job $append" >/dev/null 2>&1 || true
 }
@@ -89,8 +88,24 @@ check_case() { # <case> <log> <result name>
 
 # Run the suite with break <name> applied, in each of its modes.
 run_break() { # <name> <case> <fragment>...
-	local name=$1 case=$2 mode
+	local name=$1 case=$2 mode modes append devices qemu_args smp icount
 	shift 2
+	# A break whose modes break.py cannot name runs nowhere: a failure.
+	if ! modes=$(python3 "$WB_SCRIPTS/check/break.py" --modes "$json" "$name"); then
+		record "$results" FAIL "break $name of $suite names its modes" "see make check-breaks-apply"
+		rc=1
+		return
+	fi
+	# Its own command line and devices, else its file's; devices the
+	# architecture lacks boot nothing: a failure too.
+	append=$(python3 "$WB_SCRIPTS/check/break.py" --field "$json" "$name" append)
+	devices=$(python3 "$WB_SCRIPTS/check/break.py" --field "$json" "$name" devices)
+	if ! qemu_args=$(devices_qemu "$arch" "${devices:--}"); then
+		record "$results" FAIL "break $name of $suite names its devices" "devices '$devices'"
+		rc=1
+		return
+	fi
+	read -r smp icount <<<"$(devices_clock "${devices:--}")"
 	if [ -n "$kunitconfig" ]; then
 		"$WB_SCRIPTS/check/kunit-uml.sh" "$tree" "$(dirname "$results")/kunit-uml-breaks" \
 			"$kunitconfig" "$logs/$name.log" >/dev/null 2>&1 || true
@@ -100,11 +115,11 @@ run_break() { # <name> <case> <fragment>...
 	# One build for every mode; a break that does not build boots nothing.
 	rm -f "$logs/$name"-*.log
 	if rebuild "$@" >"$logs/$name.build" 2>&1; then
-		for mode in $(python3 "$WB_SCRIPTS/check/break.py" --modes "$json" "$name"); do
-			boot_suite "$mode" "$logs/$name-$mode.log" "$name"
+		for mode in $modes; do
+			boot_suite "$mode" "$logs/$name-$mode.log"
 		done
 	fi
-	for mode in $(python3 "$WB_SCRIPTS/check/break.py" --modes "$json" "$name"); do
+	for mode in $modes; do
 		check_case "$case" "$logs/$name-$mode.log" "break $name fails $suite.$case in $mode mode"
 	done
 }

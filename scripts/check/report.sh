@@ -29,9 +29,10 @@ debug_labels() {
 	awk '$1 !~ /^#/ && $3 == "debug" { print $1 }' "$boots"
 }
 
-# The IOMMU mode configs/boots gives boot <label>.
+# The name of the IOMMU mode configs/boots gives boot <label> (by role).
 boot_mode() { # <label>
-	awk -v label="$1" '$1 == label { print $4 }' "$boots"
+	mode_name "$(awk -v label="$1" '$1 == label { print $4 }' "$boots")" ||
+		fail "$boots: boot $1 has no known mode role"
 }
 
 # The console <label>.log of the logs directories; nothing if none has it,

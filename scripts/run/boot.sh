@@ -5,8 +5,10 @@
 # ended but failed, 1 when the guest did not boot, crashed or hung (with its
 # last console lines shown).
 # Usage: boot.sh <arch> <mode> <kernel> <initrd> <log> <seconds> <append>
-#   mode: off (no translation), lazy, strict, or cm (x86_64: VT-d caching
-#   mode, the virtual-IOMMU case; the kernel picks its default strictness).
+#   mode: a name of guest/protocol.sh's WB_MODES (by default off: no
+#   translation, lazy, strict, or cm: x86_64's VT-d caching mode, the
+#   virtual-IOMMU case, where the kernel picks its default strictness); its
+#   role keys archs/<arch>.sh's iommu_<role> and append_<role>.
 # WB_ACCEL=kvm|tcg picks the accelerator for x86_64 (default tcg).
 # WB_ICOUNT=<shift> runs TCG with -icount: guest time then counts executed
 # instructions (2^shift ns each), the same on any host and under any load.
@@ -20,9 +22,9 @@ set -eu
 arch=$1 mode=$2 kernel=$3 initrd=$4 log=$5 limit=$6 append=$7
 
 arch_facts "$arch"
-case $mode in *[!a-z0-9_]* | "") die "unknown $arch IOMMU mode '$mode'" ;; esac
-iommu=iommu_$mode mode_append=append_$mode
-[ -n "${!mode_append+set}" ] || die "unknown $arch IOMMU mode $mode"
+role=$(mode_role "$mode") || die "unknown IOMMU mode '$mode' (guest/protocol.sh: $WB_MODES)"
+iommu=iommu_$role mode_append=append_$role
+[ -n "${!mode_append+set}" ] || die "$arch has no IOMMU mode $mode (archs/$arch.sh: no $mode_append)"
 append="${!mode_append} $append_all $append ${WB_APPEND:-}"
 accel="-accel tcg $cpu"
 [ -z "${WB_ICOUNT:-}" ] || accel="-accel tcg -icount shift=$WB_ICOUNT,sleep=off $cpu"

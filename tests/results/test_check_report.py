@@ -64,11 +64,57 @@ class CheckReportTest(unittest.TestCase):
                 self.assertEqual(status, 1, result)
                 self.assertTrue(result.startswith("FAIL report.py on the debug boots"), result)
 
+    def take_member(self, label, kind, member):
+        """Take <member> ("name":value) out of the first JSON object of
+        <kind> in <label>'s console."""
+        path = os.path.join(self.logs, label + ".log")
+        lines = wbtest.read(path).splitlines(keepends=True)
+        start = re.compile(r'^\s*# \{"' + re.escape(kind) + '":')
+        i = next(n for n, line in enumerate(lines) if start.match(line))
+        lines[i], count = re.subn(r',"' + member + r'":[0-9.]+', "", lines[i], count=1)
+        self.assertEqual(count, 1, f"no {member} in {lines[i]}")
+        with open(path, "w") as out:
+            out.writelines(lines)
+
+    def test_a_row_without_its_numbers_fails(self):
+        """report.py writes such rows and exits 0: the check's own reading of
+        the tables must fail them."""
+        for label, kind, member, why in (
+                (LABELS[1], protocol.KIND_RUN, "mean_ns", "lack a key or a latency"),
+                (LABELS[0], protocol.KIND_WORKLOAD, "iops", "lack a value")):
+            with self.subTest(kind=kind, member=member):
+                self.fresh_copies()
+                self.take_member(label, kind, member)
+                status, result = self.run_report()
+                self.assertEqual(status, 1, result)
+                self.assertIn(why, result)
+
+    def test_a_renamed_mode_names_its_console(self):
+        """With every mode renamed in guest/protocol.sh alone, the debug
+        consoles are laid out under the new names, which report.py reads."""
+        renamed = wbtest.Renamed({"WB_MODE_DIRECT": "none", "WB_MODE_LAZY": "fq",
+                                  "WB_MODE_STRICT": "sync", "WB_MODE_CM": "vcm"})
+        self.addCleanup(renamed.close)
+        scripts = wbtest.copy_workbench(os.path.join(self.dir, "w"), wbtest.read(renamed.protocol))
+        results = os.path.join(self.dir, "results")
+        run = subprocess.run(["bash", os.path.join(scripts, "check", "report.sh"), results,
+                              self.logs], capture_output=True, text=True)
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        self.assertIn("PASS report.py on the debug boots' consoles # 32 runs", wbtest.read(results))
+
     def test_a_missing_console_fails(self):
         os.remove(os.path.join(self.logs, LABELS[2] + ".log"))
         status, result = self.run_report()
         self.assertEqual(status, 1)
         self.assertIn("no console of boot x86_64-debug-cm", result)
+
+    def test_a_console_found_twice_fails(self):
+        """Two directories holding one boot's console: which is this run's?"""
+        results = os.path.join(self.dir, "results")
+        run = subprocess.run(["bash", wbtest.script_path("report.sh"), results, self.logs,
+                              self.logs + "/."], capture_output=True, text=True)
+        self.assertEqual(run.returncode, 1)
+        self.assertIn("boot x86_64-debug-lazy has 2 consoles", wbtest.read(results))
 
 
 if __name__ == "__main__":

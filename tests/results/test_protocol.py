@@ -75,6 +75,32 @@ class ShellTest(unittest.TestCase):
         self.assertEqual(run.stdout, "# wb: done rc=3\n")
 
     @unittest.skipUnless(shutil.which("busybox"), "the guest's busybox is not installed")
+    def test_renamed_probe_counters_count_the_same_functions(self):
+        """A probe counter renamed in the protocol alone keeps counting its
+        function: the probe takes the new name, the kernel function stays,
+        and counters_off prints the new name (a tracefs stand-in)."""
+        renamed = wbtest.Renamed({"WB_COUNT_WAIT": "qi_wait", "WB_COUNT_ALLOC": "slow_allocs"})
+        self.addCleanup(renamed.close)
+        tracing = os.path.join(renamed.dir, "tracing")
+        for event in ("qi_wait", "cache_tag_flush_range_np", "slow_allocs"):
+            os.makedirs(os.path.join(tracing, "events", "wb", event))
+        for name in ("kprobe_events", "tracing_on"):
+            open(os.path.join(tracing, name), "w").close()
+        with open(os.path.join(tracing, "kprobe_profile"), "w") as out:
+            out.write("  wb/qi_wait 7 0\n  wb/cache_tag_flush_range_np 0 0\n  wb/slow_allocs 2 0\n")
+        script = ('. "$1"; . "$2"; set -- $(counters_setup); counters_on "$@"; '
+                  'sed -i "s/ 7 / 9 /" "$WB_TRACING/kprobe_profile"; counters_off "$@"')
+        run = subprocess.run(["busybox", "sh", "-c", script, "sh", renamed.protocol,
+                              os.path.join(wbtest.ROOT, "guest", "counters.sh")],
+                             capture_output=True, text=True, check=True,
+                             env=dict(os.environ, WB_TRACING=tracing))
+        self.assertEqual(wbtest.read(os.path.join(tracing, "kprobe_events")),
+                         "p:wb/qi_wait qi_submit_sync\n"
+                         "p:wb/cache_tag_flush_range_np cache_tag_flush_range_np\n"
+                         "p:wb/slow_allocs alloc_iova\n")
+        self.assertEqual(run.stdout, '"qi_wait":2,"cache_tag_flush_range_np":0,"slow_allocs":0,')
+
+    @unittest.skipUnless(shutil.which("busybox"), "the guest's busybox is not installed")
     def test_counters_follow_renamed_counters(self):
         """guest/counters.sh prints the invalidation counts under the
         protocol's names (with the guest's busybox: its awk program is
@@ -96,20 +122,55 @@ class ShellTest(unittest.TestCase):
 
 
 class DataTest(unittest.TestCase):
-    """The data that names modes names the protocol's."""
+    """The data that names modes names the protocol's roles; configs/boots'
+    other columns name what exists."""
 
     def arch_modes(self, arch):
         text = wbtest.read(os.path.join(wbtest.ROOT, "archs", arch + ".sh"))
         return set(re.findall(r"\bappend_([a-z0-9_]+)=", text)) - {"all"}
 
-    def test_archs_define_protocol_modes(self):
-        self.assertEqual(self.arch_modes("x86_64"), set(protocol.MODES))
-        self.assertLessEqual(self.arch_modes("arm64"), set(protocol.MODES))
+    @staticmethod
+    def rows(name):
+        text = wbtest.read(os.path.join(wbtest.ROOT, "configs", name))
+        return [line.split() for line in text.splitlines()
+                if line.strip() and not line.startswith("#")]
 
-    def test_boots_use_protocol_modes(self):
-        for line in wbtest.read(os.path.join(wbtest.ROOT, "configs", "boots")).splitlines():
-            if line.strip() and not line.startswith("#"):
-                self.assertIn(line.split()[3], protocol.MODES, line)
+    def test_archs_define_protocol_modes(self):
+        self.assertEqual(self.arch_modes("x86_64"), set(protocol.ROLES))
+        self.assertLessEqual(self.arch_modes("arm64"), set(protocol.ROLES))
+
+    def test_boots_name_what_exists(self):
+        kernels = {tuple(row[0].split("/")[:1] + [row[2]]) for row in self.rows("kernels")}
+        for row in self.rows("boots"):
+            label, arch, kernel, role, suites, devices, seconds = row[:7]
+            with self.subTest(boot=label):
+                self.assertIn(role, protocol.ROLES)
+                self.assertIn(role, self.arch_modes(arch))
+                self.assertIn((kernel, arch), kernels)
+                # the kernels make check boots (check-<arch>, check-pristine-<arch>,
+                # check-debug-tests): another's rows would never run
+                self.assertIn(kernel, ("patched", "pristine", "debug"))
+                self.assertIn(suites, ("kunit", "-"))
+                self.assertLessEqual(set(devices.split(",")), {"-", "nvme", "nopt", "icount"})
+                # nopt is a property of VT-d's QEMU device (scripts/lib.sh's devices_qemu)
+                if "nopt" in devices.split(","):
+                    self.assertIn("intel-iommu", wbtest.read(
+                        os.path.join(wbtest.ROOT, "archs", arch + ".sh")))
+                self.assertTrue(seconds == "-" or seconds.isdigit(), seconds)
+
+    def test_a_renamed_mode_keeps_its_facts(self):
+        """scripts/lib.sh maps a mode's name to its role, which archs/ key
+        their facts by: a mode renamed in guest/protocol.sh alone still
+        boots with its facts (boot.sh's lookup), and its role's name is the
+        new one (check/boots.sh, check/report.sh)."""
+        renamed = wbtest.Renamed({"WB_MODE_LAZY": "fq"})
+        self.addCleanup(renamed.close)
+        script = ('. "$1"; . "$2"; arch_facts x86_64; role=$(mode_role fq); '
+                  'facts=append_$role; echo "$role ${!facts} $(mode_name lazy)"; '
+                  'mode_role lazy || echo "lazy is no name"')
+        run = subprocess.run(["bash", "-c", script, "sh", os.path.join(wbtest.SCRIPTS, "lib.sh"),
+                              renamed.protocol], capture_output=True, text=True, check=True)
+        self.assertEqual(run.stdout, "lazy intel_iommu=on iommu.strict=0 fq\nlazy is no name\n")
 
 
 class FaultsLineTest(unittest.TestCase):

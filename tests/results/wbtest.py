@@ -27,6 +27,25 @@ PROTOCOL = os.path.join(ROOT, "guest", "protocol.sh")
 sys.path.insert(0, RESULTS)
 
 
+def copy_workbench(where, protocol_text=None):
+    """The workbench's scripts and data under <where>, its guest/protocol.sh
+    replaced by <protocol_text> when given: scripts run there as here, and
+    a test may stand in for some of them."""
+    for part in ("scripts", "guest", "archs", "configs"):
+        shutil.copytree(os.path.join(ROOT, part), os.path.join(where, part))
+    if protocol_text is not None:
+        with open(os.path.join(where, "guest", "protocol.sh"), "w") as out:
+            out.write(protocol_text)
+    return os.path.join(where, "scripts")
+
+
+def stand_in(scripts, name, text):
+    """Replace scripts/<name> of a copied workbench by a script of <text>."""
+    with open(os.path.join(scripts, name), "w") as out:
+        out.write(text)
+    os.chmod(os.path.join(scripts, name), 0o755)
+
+
 def script_path(name):
     """scripts/<flow>/<name>: the one script of that name in any flow."""
     found = [os.path.join(SCRIPTS, flow, name) for flow in sorted(os.listdir(SCRIPTS))
