@@ -158,8 +158,10 @@ $(foreach k,$(KERNELS),\
 # The guest boots of check, as a table (label, architecture, kernel, IOMMU
 # mode, whether the built-in suites count, devices, time limit, command line).
 BOOTS := configs/boots
-# The guests carry the hardware kit's runner too (guest/steps/hwkit.sh).
-GUEST := $(wildcard guest/init guest/*.sh guest/steps/*.sh) hw/hw-run.sh
+# The guests carry the hardware kit's runner too (guest/steps/hwkit.sh):
+# hw/hw-run.sh and its parts, hw/lib/.
+HW_RUNNER := hw/hw-run.sh $(wildcard hw/lib/*.sh)
+GUEST := $(wildcard guest/init guest/*.sh guest/steps/*.sh) $(HW_RUNNER)
 STAGE := scripts/stage.sh
 TEST := scripts/check/test.sh $(CHECK)
 
@@ -292,7 +294,7 @@ $(call guest_list,$(1)): FORCE
 $(call initramfs,$(1)): $(STATE)/$(TREE_$(1)).rev $(call guest_list,$(1)) $(call guest_prerequisites,$(1)) \
 		$(BUSYBOX_$(ARCH_$(1))) $(GUEST) scripts/build/initramfs.sh
 	@$(STAGE) "$(1) initramfs" scripts/build/initramfs.sh $(BUSYBOX_$(ARCH_$(1))) guest $$@ \
-		$(call ktap_helpers,$(1)) hw/hw-run.sh $(call guest_files,$(1))
+		$(call ktap_helpers,$(1)) $(HW_RUNNER) $(call guest_files,$(1))
 
 # Named so that make never takes them for intermediate files, which it
 # would delete after use and not remake when missing.
@@ -441,7 +443,7 @@ check-results:
 
 check-shell:
 	@$(TEST) "shellcheck of the workbench" shellcheck -x scripts/*.sh scripts/*/*.sh archs/*.sh guest/init guest/*.sh guest/steps/*.sh .ci/run \
-		hw/*.sh tests/hw/*.sh tests/hw/bin/*
+		hw/*.sh hw/lib/*.sh tests/hw/*.sh tests/hw/bin/*
 
 # The hardware kit's runner on a fake machine (tests/hw/): a kit laid out by
 # scripts/build/hw-kit.sh with stand-in tools, a fake sysfs whose kernel
@@ -574,11 +576,11 @@ per-patch: $(STATE)/patched.rev $(call initramfs,patched/x86_64)
 
 ## 9. The hardware kit: the benchmark on a booted machine (hw/, issue 31)
 
-# The kit of each architecture (scripts/build/hw-kit.sh): hw/hw-run.sh, the
-# guests' bench and workload steps with their helpers, the patched and
-# Linux 7.3's dma_map_benchmark and randread, static; from the patched
-# tree's tools alone (scripts/build/tools.sh: tools/dma needs no kernel
-# build), so no kernel is built for it.
+# The kit of each architecture (scripts/build/hw-kit.sh): hw/hw-run.sh and
+# its parts (hw/lib/), the guests' bench and workload steps with their
+# helpers, the patched and Linux 7.3's dma_map_benchmark and randread,
+# static; from the patched tree's tools alone (scripts/build/tools.sh:
+# tools/dma needs no kernel build), so no kernel is built for it.
 HW_KIT := $(BUILD)/hw-kit
 HW_KIT_BUILT := $(foreach a,$(ARCHS),$(HW_KIT)/tools-$(a)/dma_map_benchmark $(HW_KIT)/randread-$(a)/randread)
 $(HW_KIT)/tools-%/dma_map_benchmark: $(STATE)/patched.rev $(OLD_TOOL)/stamp scripts/build/tools.sh
@@ -589,7 +591,7 @@ $(HW_KIT)/randread-%/randread: workload/randread.c | $(STATE)/deps
 	@$$(. archs/$*.sh && echo "$$cross")gcc -static -O2 -Wall -Wextra -Werror -o $@ $<
 
 $(HW_KIT)/wb-hw-kit-%.tar.gz: $(HW_KIT)/tools-%/dma_map_benchmark $(HW_KIT)/randread-%/randread \
-		$(STATE)/patched.rev hw/hw-run.sh hw/README.md $(GUEST) scripts/build/hw-kit.sh
+		$(STATE)/patched.rev hw/README.md $(GUEST) scripts/build/hw-kit.sh
 	@$(STAGE) "$* hw kit" scripts/build/hw-kit.sh $(dir $<) $(HW_KIT)/randread-$*/randread \
 		$(TREE)/tools/testing/selftests/kselftest/ktap_helpers.sh $(HW_KIT)/wb-hw-kit-$*
 

@@ -1,11 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Lay out the hardware kit (issue 31) in <out dir> and pack it as
-# <out dir>.tar.gz: the runner and its README (hw/), the guest's own bench
-# and workload steps with the helpers they source (guest/, and the tree's
-# ktap_helpers.sh) in wb/, so that the machine runs what the guests run,
-# and in bin/ the patched dma_map_benchmark, Linux 7.3's unmodified one and
-# randread, all static.
+# <out dir>.tar.gz: the runner, its parts (lib/) and its README (hw/), the
+# guest's own bench and workload steps with the helpers they source (guest/,
+# and the tree's ktap_helpers.sh) in wb/, so that the machine runs what the
+# guests run, and in bin/ the patched dma_map_benchmark, Linux 7.3's
+# unmodified one and randread, all static.
 # Usage: hw-kit.sh <tools dir> <randread> <ktap_helpers.sh> <out dir>
 set -eu
 # shellcheck source=scripts/lib.sh
@@ -16,8 +16,9 @@ tools=$1 randread=$2 helpers=$3 out=$4
 top=$WB_SCRIPTS/..
 
 rm -rf "$out" "$out.tar.gz"
-mkdir -p "$out/wb/steps" "$out/bin"
+mkdir -p "$out/wb/steps" "$out/bin" "$out/lib"
 install -m 755 "$top/hw/hw-run.sh" "$out/"
+install -m 644 "$top"/hw/lib/*.sh "$out/lib/"
 install -m 644 "$top/hw/README.md" "$out/"
 install -m 644 "$top"/guest/{lib,protocol,counters}.sh "$helpers" "$out/wb/"
 install -m 755 "$top"/guest/steps/{bench,workload}.sh "$out/wb/steps/"

@@ -6,7 +6,8 @@ sysfs and /proc whose kernel part tests/hw/fake_kernel.py plays. Refusals
 touch nothing; a normal end, a SIGTERM and --restore after a SIGKILL give
 the device its driver, driver_override and group type back; modes switch
 the group's type, and a type the kernel will not set is said and skipped;
-report.py reads what the runner writes as it reads a guest's consoles.
+report.py reads what the runner writes as it reads a guest's consoles; the
+runner packed in a guest's initramfs runs as the kit's does.
 No kernel tree, no root, no guest.
 
 Usage: python3 -B -m unittest discover -s tests/hw
@@ -251,6 +252,32 @@ class RunTest(FakeMachine):
         self.assertEqual(report.returncode, 0, report.stdout + report.stderr)
         with open(os.path.join(results, "bench.csv")) as f:
             self.assertEqual(len(f.readlines()), 1 + 3 * 4)
+
+
+class GuestLayoutTest(FakeMachine):
+    """The runner as the guests carry it: scripts/build/initramfs.sh called
+    as make calls it puts hw/hw-run.sh in /wb and its parts (hw/lib/) in
+    /wb/lib, beside the guest's own scripts; run from there (WB_DIR is
+    where it is), it runs and gives back as the kit's does."""
+
+    def test_the_initramfs_s_runner_runs(self):
+        busybox = os.path.join(self.tmp, "busybox")
+        put(busybox, "#!/bin/sh")
+        image = os.path.join(self.tmp, "initramfs.cpio.gz")
+        parts = sorted("hw/lib/" + n for n in os.listdir(os.path.join(ROOT, "hw", "lib")))
+        subprocess.run([os.path.join("scripts", "build", "initramfs.sh"), busybox, "guest", image,
+                        os.path.join(HERE, "ktap_helpers.sh"), "hw/hw-run.sh", *parts],
+                       cwd=ROOT, check=True, capture_output=True)
+        root = os.path.join(self.tmp, "initramfs")
+        os.makedirs(root)
+        subprocess.run(f"gzip -dc {image} | cpio -id --quiet", shell=True, cwd=root, check=True)
+        self.assertEqual(sorted(os.listdir(os.path.join(root, "wb", "lib"))),
+                         sorted(os.path.basename(p) for p in parts))
+        self.kit = os.path.join(root, "wb")
+        run = self.run_kit("--take", MODES="lazy")
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertEqual({r["domain"] for r in self.runs("lazy")}, {"DMA-FQ"})
+        self.assert_given_back()
 
 
 class SignalTest(FakeMachine):

@@ -1,0 +1,82 @@
+# shellcheck shell=dash
+# SPDX-License-Identifier: GPL-2.0
+# The hardware kit's runner (hw-run.sh): holding the device and giving it
+# back. What the run will change is saved in a state file first (its
+# driver, driver_override and group type), the traps give it back on every
+# exit, signals included, and --restore gives it back from the file after a
+# kill -9, which no trap sees. Sourced by hw-run.sh.
+
+# The state file of this run, once the device is held; the process group
+# leader of the mode running now, if one is.
+STATE_FILE=""
+child=""
+
+# The processes of session <sid> (the real /proc's: they are this run's),
+# what timeout moved into process groups of their own among them.
+session_pids() { # <sid>
+	cat /proc/[0-9]*/stat 2>/dev/null |
+		awk -v sid="$1" '{ pid = $1; sub(/.*\) /, ""); if ($4 == sid) print pid }'
+}
+
+unbind_device() { # <sysfs device dir>
+	[ -e "$1/driver" ] || return 0
+	sysfs_write "$1/driver/unbind" "${1##*/}"
+}
+
+# Save what the device at <sysfs device dir> is now in <state file>, and
+# from here on give it back on every exit.
+hold_device() { # <sysfs device dir> <state file>
+	STATE_FILE=$2
+	cat >"$STATE_FILE" <<STATE
+saved_device='${1##*/}'
+saved_driver='$(link_name "$1/driver")'
+saved_override='$(cat "$1/driver_override")'
+saved_type='$(cat "$1/iommu_group/type")'
+STATE
+	trap 'restore || exit 1' EXIT
+	trap 'exit 143' TERM
+	trap 'exit 130' INT
+	trap 'exit 129' HUP
+}
+
+# Everything this run changed, undone; safe to call twice. The state is in
+# a file so that --restore can do the same after a kill -9.
+restore() {
+	[ -n "$STATE_FILE" ] && [ -f "$STATE_FILE" ] || return 0
+	# Give back all there is to give back, whatever fails on the way.
+	set +e
+	# shellcheck source=/dev/null disable=SC2154 # saved_*: the state file's
+	. "$STATE_FILE"
+	if [ -n "$child" ]; then
+		# shellcheck disable=SC2046 # a list
+		kill -s TERM $(session_pids "$child") 2>/dev/null
+		wait "$child" 2>/dev/null
+		child=""
+	fi
+	counters_teardown
+	# shellcheck disable=SC2154 # the state file's
+	dev=$WB_SYSFS/bus/pci/devices/$saved_device
+	# Unbinding dma_map_benchmark ends a run in progress (ENODEV).
+	unbind_device "$dev"
+	if [ -n "$saved_type" ] && [ "$(cat "$dev/iommu_group/type")" != "$saved_type" ]; then
+		sysfs_write "$dev/iommu_group/type" "$saved_type" 2>/dev/null ||
+			say "could not give group $(link_name "$dev/iommu_group") its type $saved_type back"
+	fi
+	# An empty write clears driver_override, which reads "(null)" then.
+	# shellcheck disable=SC2154 # the state file's
+	if [ "$saved_override" = "(null)" ]; then
+		sysfs_write "$dev/driver_override" "" || true
+	else
+		sysfs_write "$dev/driver_override" "$saved_override" || true
+	fi
+	if [ -n "$saved_driver" ]; then
+		sysfs_write "$WB_SYSFS/bus/pci/drivers_probe" "$saved_device" 2>/dev/null || true
+		if [ "$(link_name "$dev/driver")" != "$saved_driver" ]; then
+			say "$saved_device is not back on $saved_driver: echo $saved_device >/sys/bus/pci/drivers/$saved_driver/bind"
+			rm -f "$STATE_FILE"
+			return 1
+		fi
+	fi
+	rm -f "$STATE_FILE"
+	say "$saved_device given back (driver ${saved_driver:-none}, driver_override $saved_override, type ${saved_type:-none})"
+}

@@ -1,0 +1,76 @@
+# shellcheck shell=dash
+# SPDX-License-Identifier: GPL-2.0
+# The hardware kit's runner (hw-run.sh): machine.json, the machine, its
+# kernel, the matrix and what each mode did. Sourced by hw-run.sh; reads
+# WB_SYSFS, PROC, WB_CPUS and the matrix (MODES, MAPS, GRANULES, THREADS,
+# DEPTHS, SECONDS_RUN).
+
+cpu_model() {
+	awk -F': *' '/^model name/ { print $2; exit } /^CPU implementer/ && !i { i = $2 }
+		/^CPU part/ && !p { p = $2 } END { if (i) print "implementer " i " part " p }' "$PROC/cpuinfo"
+}
+
+# One JSON object per IOMMU of /sys/class/iommu: VT-d's registers and the
+# bits that matter here (ecap C: page walks snoop; cap CM: caching mode,
+# the virtual-IOMMU case; ecap PT: identity possible); an SMMUv3's
+# features from its probe line (COHERENCY is bit 8, arm-smmu-v3.h).
+iommus() {
+	sep=""
+	for unit in "$WB_SYSFS"/class/iommu/*; do
+		[ -e "$unit" ] || continue
+		printf '%s{"name":%s' "$sep" "$(json_str "${unit##*/}")"
+		if [ -f "$unit/intel-iommu/cap" ]; then
+			cap=$(cat "$unit/intel-iommu/cap") ecap=$(cat "$unit/intel-iommu/ecap")
+			printf ',"kind":"vt-d","version":%s,"cap":"0x%s","ecap":"0x%s"' \
+				"$(json_str "$(cat "$unit/intel-iommu/version")")" "$cap" "$ecap"
+			printf ',"page_walk_coherency":%s,"caching_mode":%s,"pass_through":%s' \
+				"$(bit "$ecap" 0)" "$(bit "$cap" 7)" "$(bit "$ecap" 6)"
+		fi
+		printf '}'
+		sep=,
+	done
+}
+
+bit() { # <hex> <bit>: true or false
+	if [ $(((0x$1 >> $2) & 1)) = 1 ]; then echo true; else echo false; fi
+}
+
+smmu() {
+	features=$(dmesg 2>/dev/null | sed -n 's/.*arm-smmu-v3.*(features \(0x[0-9a-f]*\)).*/\1/p' | head -n 1)
+	[ -n "$features" ] || return 0
+	printf ',"smmuv3":{"features":"%s","coherency":%s}' "$features" "$(bit "${features#0x}" 8)"
+}
+
+# Every PCI device: address, IDs, driver, IOMMU group and its type.
+pci_devices() {
+	sep=""
+	for d in "$WB_SYSFS"/bus/pci/devices/*; do
+		[ -e "$d" ] || continue
+		group=$(link_name "$d/iommu_group")
+		printf '%s{"address":"%s","id":"%s:%s","driver":%s,"group":%s,"type":%s}' "$sep" "${d##*/}" \
+			"$(cat "$d/vendor")" "$(cat "$d/device")" "$(json_str "$(link_name "$d/driver")")" \
+			"${group:-null}" "$(json_str "$(domain_type "$d")")"
+		sep=,
+	done
+}
+
+# <out dir>/machine.json: what makes two result sets comparable
+# ("machine", which hw-report compares) apart from what differs between
+# kernels; the device measured, and each mode's outcome and the tool as
+# far as they are known.
+describe() { # <out dir> <PCI address> <modes object> <tool>
+	local dev=$WB_SYSFS/bus/pci/devices/$2
+	{
+		printf '{"machine":{"arch":"%s","cpu":%s,"cpus":%s,"numa_nodes":%s,"iommus":[%s]%s,"device":%s},' \
+			"$(uname -m)" "$(json_str "$(cpu_model)")" "$WB_CPUS" \
+			"$(list_count "$(cat "$WB_SYSFS/devices/system/node/online" 2>/dev/null || echo 0)")" \
+			"$(iommus)" "$(smmu)" "$(json_str "$2 $(cat "$dev/vendor" 2>/dev/null):$(cat "$dev/device" 2>/dev/null)")"
+		printf '"kernel":{"release":%s,"cmdline":%s},' "$(json_str "$(uname -r)")" \
+			"$(json_str "$(cat "$PROC/cmdline")")"
+		printf '"matrix":{"modes":%s,"maps":%s,"granules":%s,"threads":%s,"depths":%s,"seconds":%s},' \
+			"$(json_list "$MODES" '"')" "$(json_list "$MAPS" '"')" "$(json_list "$GRANULES" '')" \
+			"$(json_list "$THREADS" '')" "$(json_list "$DEPTHS" '')" "$SECONDS_RUN"
+		printf '"modes":{%s},"tool":%s,"off_is":"the identity domain","devices":[%s]}\n' \
+			"$3" "$(json_str "$4")" "$(pci_devices)"
+	} >"$1/machine.json"
+}
