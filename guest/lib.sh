@@ -5,6 +5,8 @@
 # The result protocol the host reads: modes, markers, JSON kinds, counters.
 # shellcheck source=guest/protocol.sh
 . /wb/protocol.sh
+# shellcheck source=guest/objects.sh
+. /wb/objects.sh
 
 # The kernel's own KTAP helpers (tools/testing/selftests/kselftest/), which
 # the initramfs takes from the tree the kernel was built from.

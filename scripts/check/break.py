@@ -5,7 +5,7 @@
 Each break replaces one exact text (which must occur once) in one file; it
 is undone with git checkout of that file. Prints the KUnit case that the
 break must make fail. A break runs in the IOMMU modes it names ("modes"),
-else in the file's ("modes", or "mode"), else in lazy mode: one break file
+else in the file's ("modes"), else in lazy mode: one break file
 serves every mode its suite must be broken in.
 
 Usage: break.py <tree> <breaks.json> <name>    apply <name>, print its case
@@ -29,7 +29,7 @@ FIELDS = ("name", "file", "old", "new", "fails")
 # What else a break and a file may say; any other key is a typo --verify
 # names (a break's "mode" once ran it in lazy mode unnoticed).
 BREAK_KEYS = set(FIELDS) | {"modes"}
-FILE_KEYS = {"suite", "breaks", "job", "append", "kunitconfig", "arch", "mode", "modes"}
+FILE_KEYS = {"suite", "breaks", "job", "append", "kunitconfig", "arch", "modes"}
 
 
 def load(path):
@@ -44,7 +44,7 @@ def breaks(path):
 def roles(data, brk):
     """The roles of the IOMMU modes a break runs in (guest/protocol.sh: the
     data names modes by role): its own, else its file's, else lazy."""
-    return brk.get("modes") or data.get("modes") or [data.get("mode", "lazy")]
+    return brk.get("modes") or data.get("modes") or ["lazy"]
 
 
 def modes(data, brk):
@@ -98,6 +98,10 @@ def verify(tree, paths):
     stale += [f"{path}: {brk.get('name', '?')}: {problem}"
               for path in paths for brk in breaks(path)
               for problem in problems(tree, load(path), brk)]
+    for path in paths:
+        names = [brk.get("name") for brk in breaks(path)]
+        stale += [f"{path}: {name}: named {names.count(name)} times"
+                  for name in sorted(set(names), key=str) if names.count(name) > 1]
     print("\n".join(stale) or f"{sum(len(breaks(p)) for p in paths)} breaks apply")
     return not stale
 

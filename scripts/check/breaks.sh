@@ -12,10 +12,10 @@
 # them ("job": "modules") and what its boot adds to the command line
 # ("append"); the guest's tool tests are suite "tool" of job "tool", whose
 # cases are guest/steps/tool.sh's tests; a suite that runs on UML names the
-# directory whose .kunitconfig builds it ("kunitconfig"); "modes" (or
-# "mode"), of the file or of a break, the roles of the IOMMU modes the
-# suite boots in (guest/protocol.sh: direct, lazy, strict, cm; lazy unless
-# set), which break.py --modes names.
+# directory whose .kunitconfig builds it ("kunitconfig"); "modes", of the
+# file or of a break, the roles of the IOMMU modes the suite boots in
+# (guest/protocol.sh: direct, lazy, strict, cm; lazy unless set), which
+# break.py --modes names.
 # Usage: breaks.sh <arch> <tree> <out> <image> <initramfs> <breaks.json> <results> <fragment>...
 #   image: the kernel image's path below <out>
 set -eu
@@ -78,12 +78,16 @@ run_break() { # <name> <case> <fragment>...
 	fi
 	# One build for every mode; a break that does not build boots nothing.
 	rm -f "$logs/$name"-*.log
-	if "$WB_SCRIPTS/build/kbuild.sh" "$arch" "$tree" "$out" "$@" >"$logs/$name.build" 2>&1; then
-		for mode in $modes; do
-			boot_suite "$mode" "$logs/$name-$mode.log"
-		done
-	fi
+	local built=1
+	"$WB_SCRIPTS/build/kbuild.sh" "$arch" "$tree" "$out" "$@" >"$logs/$name.build" 2>&1 || built=""
 	for mode in $modes; do
+		if [ -z "$built" ]; then
+			record "$results" FAIL "break $name fails $suite.$case in $mode mode" \
+				"the kernel did not build: $logs/$name.build"
+			rc=1
+			continue
+		fi
+		boot_suite "$mode" "$logs/$name-$mode.log"
 		check_case "$case" "$logs/$name-$mode.log" "break $name fails $suite.$case in $mode mode"
 	done
 }
