@@ -467,7 +467,7 @@ check-pristine-%: $(STATE)/pristine.rev
 	@$(call boots,pristine/$*)
 
 # W=1 and sparse also compile the architecture's ALONE objects (archs/).
-check-%: $(STATE)/patched.rev $(STATE)/pristine.rev
+$(addprefix check-,$(ARCHS)): check-%: $(STATE)/patched.rev $(STATE)/pristine.rev
 	@$(TEST) "build $* kernel" $(MAKE) --no-print-directory $(call initramfs,patched/$*)
 	@WB_ALONE="$(ALONE_$*)" scripts/check/warnings.sh $* $(TREE) $(call out,patched/$*) $(BUILD)/pristine/linux \
 		$(call out,pristine/$*) $(CHECK) $(call fragments,patched/$*)

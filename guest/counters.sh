@@ -40,7 +40,7 @@ counters_setup() {
 }
 
 counters_hits() { # <counter>
-	awk -v e="wb/$1" '$1 == e || $1 == substr(e, 4) { print $2; found = 1 }
+	awk -v e="$1" '$1 == e { print $2; found = 1 }
 		END { if (!found) print 0 }' "$TRACING/kprobe_profile"
 }
 

@@ -12,6 +12,8 @@ WB_SYSFS=${WB_SYSFS:-/sys}
 # The result protocol the host reads: modes, markers, JSON kinds, counters.
 # shellcheck source=guest/protocol.sh
 . "$WB_DIR/protocol.sh"
+# shellcheck source=guest/objects.sh
+. "$WB_DIR/objects.sh"
 
 # The kernel's own KTAP helpers (tools/testing/selftests/kselftest/), which
 # the initramfs takes from the tree the kernel was built from.
@@ -22,13 +24,9 @@ WB_SYSFS=${WB_SYSFS:-/sys}
 # picks modes, configs/boots and tests/breaks/, names them by role, as
 # scripts/lib.sh's mode_name reads them); fails for an unknown role.
 mode_name() { # <role>
-	case $1 in
-	direct) echo "$WB_MODE_DIRECT" ;;
-	lazy) echo "$WB_MODE_LAZY" ;;
-	strict) echo "$WB_MODE_STRICT" ;;
-	cm) echo "$WB_MODE_CM" ;;
-	*) return 1 ;;
-	esac
+	case $1 in "" | *[!a-z]*) return 1 ;; esac
+	eval "set -- \"\${WB_MODE_$(echo "$1" | tr '[:lower:]' '[:upper:]'):-}\""
+	[ -n "$1" ] && echo "$1"
 }
 
 # The words wb_arg reads: the kernel command line, or on hardware the

@@ -21,24 +21,22 @@ WB_KUNIT_APPEND="kunit.enable=1" WB_KUNIT_SECONDS=300
 # The role of IOMMU mode <name> (guest/protocol.sh: direct, lazy, strict or
 # cm), by which the data names modes; fails for a name the protocol lacks.
 mode_role() { # <name>
-	case $1 in
-	"$WB_MODE_DIRECT") echo direct ;;
-	"$WB_MODE_LAZY") echo lazy ;;
-	"$WB_MODE_STRICT") echo strict ;;
-	"$WB_MODE_CM") echo cm ;;
-	*) return 1 ;;
-	esac
+	local var role
+	for var in "${!WB_MODE_@}"; do
+		[ "${!var}" = "$1" ] || continue
+		role=${var#WB_MODE_}
+		echo "${role,,}"
+		return 0
+	done
+	return 1
 }
 
 # The name of the IOMMU mode of <role>; fails for an unknown role.
 mode_name() { # <role>
-	case $1 in
-	direct) echo "$WB_MODE_DIRECT" ;;
-	lazy) echo "$WB_MODE_LAZY" ;;
-	strict) echo "$WB_MODE_STRICT" ;;
-	cm) echo "$WB_MODE_CM" ;;
-	*) return 1 ;;
-	esac
+	[[ $1 =~ ^[a-z]+$ ]] || return 1
+	local var=WB_MODE_${1^^}
+	[ -n "${!var:-}" ] || return 1
+	echo "${!var}"
 }
 
 say() { printf '%s\n' "$*"; }

@@ -46,9 +46,9 @@ if tool_is_v2; then v2=1 tool=series; else v2="" tool=7.3; fi
 counters=$(counters_setup)
 
 # shellcheck disable=SC2086 # lists
-printf '# {"%s":{"maps":%s,"granules":%s,"threads":%s,"depths":%s,"seconds":%s},%s}\n' \
-	"$WB_KIND_MATRIX" "$(json_list '"' $maps)" "$(json_list '' $granules)" "$(json_list '' $threads)" \
-	"$(json_list '' $depths)" "$seconds" "\"domain\":\"$domain\",\"tool\":\"$tool\""
+matrix_object "$(printf '{"maps":%s,"granules":%s,"threads":%s,"depths":%s,"seconds":%s}' \
+	"$(json_list '"' $maps)" "$(json_list '' $granules)" "$(json_list '' $threads)" \
+	"$(json_list '' $depths)" "$seconds")" "\"domain\":\"$domain\",\"tool\":\"$tool\""
 ktap_set_plan "$(count)"
 
 # The tool's result as JSON: the series' tool prints it (-j); mainline's
@@ -68,9 +68,8 @@ tool_json() { # <tool output file>
 
 # The "run" object of <map> <granule> <threads> <depth>, with <members>.
 run_json() { # <map> <granule> <threads> <depth> <members>
-	printf '# {"%s":{"map":"%s","granule":%s,"threads":%s,"depth":%s,"seconds":%s},' \
-		"$WB_KIND_RUN" "$1" "$2" "$3" "$4" "$seconds"
-	printf '"domain":"%s",%s}\n' "$domain" "$5"
+	run_object "$(printf '{"map":"%s","granule":%s,"threads":%s,"depth":%s,"seconds":%s}' \
+		"$1" "$2" "$3" "$4" "$seconds")" "\"domain\":\"$domain\",$5"
 }
 
 # One timed run and, when counters are there, one counted run; prints the

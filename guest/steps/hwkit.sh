@@ -79,7 +79,7 @@ kit() { # <dir> [options...]
 # "<map> <granule> <threads> <depth> <domain> <rc> <map p50> <unmap p50>"
 # of each run object of a console, sorted.
 rows() { # <console>
-	grep '# {"run":' "$1" | awk '
+	run_objects "$1" | awk '
 		function member(pattern, skip) {
 			if (!match($0, pattern)) return "-"
 			return substr($0, RSTART + skip, RLENGTH - skip)

@@ -11,7 +11,7 @@ set -eu
 
 dev=$(bind_benchmark_device)
 ktap_print_msg "wb: domain=$(domain_type "$dev") device=${dev##*/}"
-ktap_print_msg "$WB_TRACE_START"
+trace_start
 while :; do
 	dma_map_benchmark -s 1 -t 1 -g 1 >/dev/null
 done

@@ -54,14 +54,9 @@ link_up() { # <interface>
 	return 1
 }
 
-# The "workload" JSON object of test <name>, with <members>.
-workload_json() { # <name> <members>
-	printf '# {"%s":"%s",%s}\n' "$WB_KIND_WORKLOAD" "$1" "$2"
-}
-
 # The test <name> failed because of <reason>.
 fail() { # <name> <reason>
-	workload_json "$1" "\"failed\":\"$2\""
+	workload_object "$1" "\"failed\":\"$2\""
 	ktap_test_fail "$1"
 }
 
@@ -116,7 +111,7 @@ nic_test() { # <interface> <size>
 		fail "$name" "$sent frames sent"
 		return
 	fi
-	workload_json "$name" "\"driver\":\"$driver\",\"interface\":\"$1\",\"size\":$2,\"sent\":$sent,\"usec\":$usec,\"tx_pps\":$((sent * 1000000 / usec))"
+	workload_object "$name" "\"driver\":\"$driver\",\"interface\":\"$1\",\"size\":$2,\"sent\":$sent,\"usec\":$usec,\"tx_pps\":$((sent * 1000000 / usec))"
 	ktap_test_pass "$name"
 }
 
@@ -145,7 +140,7 @@ net_test() { # <driver> <vendor> <device> <size>
 		fail "$name" "$sent frames sent, $received received"
 		return
 	fi
-	workload_json "$name" "\"driver\":\"$1\",\"device\":\"$2:$3\",\"size\":$4,\"sent\":$sent,\"received\":$received,\"usec\":$usec,\"tx_pps\":$((sent * 1000000 / usec)),\"rx_pps\":$((received * 1000000 / usec))"
+	workload_object "$name" "\"driver\":\"$1\",\"device\":\"$2:$3\",\"size\":$4,\"sent\":$sent,\"received\":$received,\"usec\":$usec,\"tx_pps\":$((sent * 1000000 / usec)),\"rx_pps\":$((received * 1000000 / usec))"
 	ktap_test_pass "$name"
 }
 
@@ -170,7 +165,7 @@ io_test() { # <depth>
 	done
 	# randread's object, its members after the driver's and the attempts
 	out=${out#\{}
-	workload_json "$name" "\"driver\":\"$IO_NAME\",\"attempts\":$attempt,${out%\}}"
+	workload_object "$name" "\"driver\":\"$IO_NAME\",\"attempts\":$attempt,${out%\}}"
 	ktap_test_pass "$name"
 }
 
@@ -214,7 +209,7 @@ reads_skipped=""
 [ -z "$NVME" ] || [ $# != 0 ] || reads_skipped=1
 if [ -n "$reads_skipped" ]; then plan="$plan,\"$IO_NAME randread 4 KiB\"" tests=$((tests + 1)); fi
 for depth; do plan="$plan,\"$IO_NAME randread 4 KiB qd $depth\"" tests=$((tests + 1)); done
-echo "# {\"$WB_KIND_PLAN\":[${plan#,}]}"
+plan_object "[${plan#,}]"
 ktap_set_plan "$tests"
 for size in 64 1500; do
 	if [ -n "$NIC" ]; then
@@ -229,7 +224,7 @@ for size in 64 1500; do
 	done
 done
 if [ -n "$reads_skipped" ]; then
-	workload_json "$IO_NAME randread 4 KiB" \
+	workload_object "$IO_NAME randread 4 KiB" \
 		"\"skipped\":\"not asked for (wb.io_depths): timer-bound under -icount\""
 	ktap_test_skip "$IO_NAME randread 4 KiB"
 fi

@@ -11,7 +11,7 @@ document() { # <steps>
 	# shellcheck disable=SC2086 # a list
 	set -- $1
 	printf '%s\n%s\n' "$(ktap_print_header)" \
-		"${WB_JOB_MARKER}hw kernel=$(uname -r) arch=$(uname -m) cpus=$WB_CPUS"
+		"$(job_header hw "kernel=$(uname -r) arch=$(uname -m) cpus=$WB_CPUS")"
 	ktap_set_plan $#
 	for step; do
 		ktap_subtest "$step" "$WB_DIR/steps/$step.sh"
@@ -19,7 +19,7 @@ document() { # <steps>
 	rc=0
 	# shellcheck disable=SC2031 # ktap_subtest counts here
 	[ "$KTAP_CNT_FAIL" = 0 ] || rc=1
-	echo "$WB_END_MARKER$rc"
+	job_end "$rc"
 	exit "$rc"
 }
 

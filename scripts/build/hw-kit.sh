@@ -20,7 +20,7 @@ mkdir -p "$out/wb/steps" "$out/bin" "$out/lib"
 install -m 755 "$top/hw/hw-run.sh" "$out/"
 install -m 644 "$top"/hw/lib/*.sh "$out/lib/"
 install -m 644 "$top/hw/README.md" "$out/"
-install -m 644 "$top"/guest/{lib,protocol,counters}.sh "$helpers" "$out/wb/"
+install -m 644 "$top"/guest/{lib,protocol,objects,counters}.sh "$helpers" "$out/wb/"
 install -m 755 "$top"/guest/steps/{bench,workload}.sh "$out/wb/steps/"
 install -m 755 "$tools/dma_map_benchmark" "$tools/dma_map_benchmark-7.3" "$randread" "$out/bin/"
 # Which workbench made it: a report names the kit it came from.

@@ -5,9 +5,9 @@
 Each break replaces one exact text (which must occur once) in one file; it
 is undone with git checkout of that file. Prints the KUnit case that the
 break must make fail. A break runs in the IOMMU modes it names ("modes"),
-else in the file's ("modes", or "mode"), else in lazy mode: one break file
-serves every mode its suite must be broken in. A file whose "root" is
-"workbench" breaks the workbench's own files (the hardware kit's runner,
+else in the file's ("modes"), else in lazy mode: one break file serves
+every mode its suite must be broken in. A file whose "root" is "workbench"
+breaks the workbench's own files (the hardware kit's runner,
 guest/steps/hwkit.sh's cases), not the tree's.
 
 Usage: break.py <tree> <breaks.json> <name>    apply <name>, print its case
@@ -40,7 +40,7 @@ FIELDS = ("name", "file", "old", "new", "fails")
 # names (a break's "mode" once ran it in lazy mode unnoticed). A break's
 # own "append" and "devices" take the place of its file's (--field).
 BREAK_KEYS = set(FIELDS) | {"modes", "append", "devices"}
-FILE_KEYS = {"suite", "breaks", "job", "append", "kunitconfig", "arch", "mode", "modes",
+FILE_KEYS = {"suite", "breaks", "job", "append", "kunitconfig", "arch", "modes",
              "root", "devices", "seconds"}
 # What a file's "root" may name, what its breaks are relative to: the tree
 # (its default) or this workbench (the hardware kit's files).
@@ -60,7 +60,7 @@ def breaks(path):
 def roles(data, brk):
     """The roles of the IOMMU modes a break runs in (guest/protocol.sh: the
     data names modes by role): its own, else its file's, else lazy."""
-    return brk.get("modes") or data.get("modes") or [data.get("mode", "lazy")]
+    return brk.get("modes") or data.get("modes") or ["lazy"]
 
 
 def modes(data, brk):
@@ -133,6 +133,10 @@ def verify(tree, paths):
     stale += [f"{path}: {brk.get('name', '?')}: {problem}"
               for path in paths for brk in breaks(path)
               for problem in problems(tree, load(path), brk)]
+    for path in paths:
+        names = [brk.get("name") for brk in breaks(path)]
+        stale += [f"{path}: {name}: named {names.count(name)} times"
+                  for name in sorted(set(names), key=str) if names.count(name) > 1]
     print("\n".join(stale) or f"{sum(len(breaks(p)) for p in paths)} breaks apply")
     return not stale
 

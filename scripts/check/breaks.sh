@@ -12,14 +12,14 @@
 # them ("job": "modules") and what its boot adds to the command line
 # ("append"); the guest's tool tests are suite "tool" of job "tool", whose
 # cases are guest/steps/tool.sh's tests; a suite that runs on UML names the
-# directory whose .kunitconfig builds it ("kunitconfig"); "modes" (or
-# "mode"), of the file or of a break, the roles of the IOMMU modes the
-# suite boots in (guest/protocol.sh: direct, lazy, strict, cm; lazy unless
-# set), which break.py --modes names. "append" and "devices" (configs/boots'
-# column) may also be a break's own. A file whose "root" is "workbench"
-# breaks the workbench's files (the hardware kit: tests/breaks/hwkit.json):
-# each break repacks <initramfs> with make instead of building the kernel,
-# and is undone with git checkout there.
+# directory whose .kunitconfig builds it ("kunitconfig"); "modes", of the
+# file or of a break, the roles of the IOMMU modes the suite boots in
+# (guest/protocol.sh: direct, lazy, strict, cm; lazy unless set), which
+# break.py --modes names. "append" and "devices" (configs/boots' column)
+# may also be a break's own. A file whose "root" is "workbench" breaks the
+# workbench's files (the hardware kit: tests/breaks/hwkit.json): each break
+# repacks <initramfs> with make instead of building the kernel, and is
+# undone with git checkout there.
 # Usage: breaks.sh <arch> <tree> <out> <image> <initramfs> <breaks.json> <results> <fragment>...
 #   image: the kernel image's path below <out>
 set -eu
@@ -114,12 +114,16 @@ run_break() { # <name> <case> <fragment>...
 	fi
 	# One build for every mode; a break that does not build boots nothing.
 	rm -f "$logs/$name"-*.log
-	if rebuild "$@" >"$logs/$name.build" 2>&1; then
-		for mode in $modes; do
-			boot_suite "$mode" "$logs/$name-$mode.log"
-		done
-	fi
+	local built=1
+	rebuild "$@" >"$logs/$name.build" 2>&1 || built=""
 	for mode in $modes; do
+		if [ -z "$built" ]; then
+			record "$results" FAIL "break $name fails $suite.$case in $mode mode" \
+				"its build failed: $logs/$name.build"
+			rc=1
+			continue
+		fi
+		boot_suite "$mode" "$logs/$name-$mode.log"
 		check_case "$case" "$logs/$name-$mode.log" "break $name fails $suite.$case in $mode mode"
 	done
 }

@@ -14,6 +14,8 @@
 # (failed, lost, cut-off or missing runs and workloads make it fail).
 # per_patch.py: the same consoles as two kernels of a series must give
 # expected-per-patch.txt, its table and exit status.
+# summary.sh: the KTAP it writes for a CI must read in kunit.py as the
+# results it was given (a pass, a failure and a skip, with their details).
 # Usage: check/parsers.sh <kunit dir> <results>
 set -eu
 # shellcheck source=scripts/lib.sh
@@ -80,4 +82,17 @@ for case in "$WB_SCRIPTS"/../tests/bench/*/; do
 		rc=1
 	fi
 done
+
+# summary.sh's KTAP, read back by kunit.py: the counts and the skip's reason.
+printf '%s\n' "PASS one # 3 s" "FAIL two # it broke" "SKIP three # no device" >"$out/results"
+"$WB_SCRIPTS/check/summary.sh" "$out/results" >/dev/null || true
+python3 "$kunit_dir/tools/testing/kunit/kunit.py" parse "$out/results.ktap" >"$out.log" 2>&1 || true
+if grep -q "Ran 3 tests: passed: 1, failed: 1, skipped: 1" "$out.log" &&
+	grep -q "three (no device)" "$out.log"; then
+	record "$results" PASS "summary.sh's KTAP read by kunit.py"
+else
+	cat "$out.log"
+	record "$results" FAIL "summary.sh's KTAP read by kunit.py" "not the results it was given"
+	rc=1
+fi
 exit $rc

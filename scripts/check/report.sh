@@ -51,22 +51,25 @@ count_objects() { # <kind> <console>...
 	cat "${@:2}" | tr -d '\r' | grep -c "^[[:space:]]*# {\"$1\":" || true
 }
 
-# "<distinct keys> <rows lacking a value>" of a CSV file report.py wrote:
-# a row lacks a value when one of <keys> or <values> (comma-separated
-# column names) is empty, unless its goal says "skipped" (a workload the
-# guest was not asked to run, which holds no number by design).
-csv_counts() { # <csv> <keys> <values>
+# "<distinct keys> <rows lacking a value> <rows counting>" of a CSV file
+# report.py wrote: a row lacks a value when one of <keys> or <values>
+# (comma-separated column names) is empty, unless its goal says "skipped"
+# (a workload the guest was not asked to run, which holds no number by
+# design); a row counts when its [counter] column is above 0.
+csv_counts() { # <csv> <keys> <values> [counter]
 	python3 - "$@" <<'EOF'
 import csv
 import sys
 
 path, keys, values = sys.argv[1], sys.argv[2].split(","), sys.argv[3].split(",")
+counter = sys.argv[4] if len(sys.argv) > 4 else None
 with open(path, newline="") as f:
     rows = list(csv.DictReader(f))
 distinct = {tuple(row.get(k) for k in keys) for row in rows}
 lacking = [row for row in rows if row.get("goal") != "skipped"
            and any(not row.get(column) for column in keys + values)]
-print(len(distinct), len(lacking))
+counting = [row for row in rows if counter and float(row.get(counter) or 0) > 0]
+print(len(distinct), len(lacking), len(counting))
 EOF
 }
 
@@ -96,6 +99,10 @@ lay_out() { # <dir> <logs dir>...
 
 lay_out "$work" "$@"
 runs=$(count_objects "$WB_KIND_RUN" "$work"/bench/*.log)
+# Run objects with a counted run: on VT-d every one of them waits for
+# IOTLB invalidations, so a row whose count is 0 or missing means the
+# probes read nothing (a kprobe_profile the guest no longer parses).
+counted=$(cat "$work"/bench/*.log | grep -c "# {\"$WB_KIND_RUN\":.*\"counted\":{" || true)
 workloads=0
 report_args=("$work/bench" "$work/bench" "debug kernel, make check")
 if compgen -G "$work/workloads/*.log" >/dev/null; then
@@ -112,17 +119,19 @@ if [ "$status" != 0 ]; then
 fi
 
 csv_counts "$work/out/bench.csv" mode,map,granule,threads,depth \
-	baseline_map_mean,patched_map_mean,baseline_unmap_mean,patched_unmap_mean >"$work/counts" ||
-	fail "bench.csv does not read as CSV"
-read -r rows lacking <"$work/counts"
+	baseline_map_mean,patched_map_mean,baseline_unmap_mean,patched_unmap_mean \
+	patched_qi_per_1k_unmaps >"$work/counts" || fail "bench.csv does not read as CSV"
+read -r rows lacking counting <"$work/counts"
 [ "$rows" = "$runs" ] || fail "bench.csv has $rows rows for $runs run objects"
 [ "$lacking" = 0 ] || fail "$lacking rows of bench.csv lack a key or a latency"
-detail="$runs runs"
+[ "$counting" = "$counted" ] ||
+	fail "$counting rows of bench.csv count $WB_COUNT_WAIT calls for $counted counted runs"
+detail="$runs runs, $counted counted"
 if [ "$workloads" != 0 ]; then
 	[ -f "$work/out/workloads.csv" ] || fail "no workloads.csv for $workloads workload objects"
 	csv_counts "$work/out/workloads.csv" workload,mode baseline,patched >"$work/counts" ||
 		fail "workloads.csv does not read as CSV"
-	read -r rows lacking <"$work/counts"
+	read -r rows lacking _ <"$work/counts"
 	[ "$rows" = "$workloads" ] ||
 		fail "workloads.csv has $rows workloads for $workloads workload objects"
 	[ "$lacking" = 0 ] || fail "$lacking rows of workloads.csv lack a value"

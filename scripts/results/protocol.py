@@ -10,6 +10,7 @@ value there and check that the parsers follow).
 
 import os
 import re
+import sys
 
 PATH = os.environ.get("WB_PROTOCOL") or os.path.normpath(os.path.join(
     os.path.dirname(os.path.abspath(__file__)), "..", "..", "guest", "protocol.sh"))
@@ -67,7 +68,10 @@ MODE_CM = VALUES["WB_MODE_CM"]
 MODES = VALUES["WB_MODES"].split()
 # The data (archs/, configs/boots, tests/breaks/) names a mode by its role,
 # the lower-case suffix of WB_MODE_<ROLE>; ROLES maps each to its name.
-ROLES = {"direct": MODE_DIRECT, "lazy": MODE_LAZY, "strict": MODE_STRICT, "cm": MODE_CM}
+ROLES = {name[len("WB_MODE_"):].lower(): value for name, value in VALUES.items()
+         if name.startswith("WB_MODE_")}
+if sorted(ROLES.values()) != sorted(MODES) or len(set(MODES)) != len(MODES):
+    sys.exit(f"{PATH}: WB_MODES must list each WB_MODE_<ROLE> once, under distinct names")
 JOB_MARKER = VALUES["WB_JOB_MARKER"]
 END_MARKER = VALUES["WB_END_MARKER"]
 KIND_MATRIX = VALUES["WB_KIND_MATRIX"]

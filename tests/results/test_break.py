@@ -108,8 +108,6 @@ class ModesTest(ScratchTree):
                            modes=["strict"])
         self.assertEqual(break_py("--modes", path, "own"), (0, "strict\n"))
         self.assertEqual(break_py("--modes", path, "two"), (0, "cm lazy\n"))
-        old_style = self.breaks(self.brk("one", "a"), mode="cm")
-        self.assertEqual(break_py("--modes", old_style, "one"), (0, "cm\n"))
         self.assertEqual(break_py("--modes", self.breaks(self.brk("one", "a")), "one"),
                          (0, "lazy\n"))
 
@@ -117,13 +115,15 @@ class ModesTest(ScratchTree):
         path = self.breaks(dict(self.brk("m", "\treturn 1;\n"), modes=["nested"]),
                            dict(self.brk("typo", "int a(void)"), mode="strict"),
                            {"name": "no-fails", "file": "lib/a.c", "old": "int a", "new": ""},
-                           arches="arm64")
+                           self.brk("m", "int a"), arches="arm64", mode="cm")
         status, output = break_py("--verify", self.tree, path)
         self.assertEqual(status, 1)
         self.assertIn("m: mode nested is not one of the roles", output)
         self.assertIn("typo: unknown key mode", output)
         self.assertIn("no-fails: it has no fails", output)
         self.assertIn(f"{path}: unknown key arches", output)
+        self.assertIn(f"{path}: unknown key mode", output)
+        self.assertIn(f"{path}: m: named 2 times", output)
 
     def test_a_renamed_mode_is_named_by_its_role(self):
         """The break files name modes by role: a mode renamed in
@@ -261,6 +261,25 @@ class BreaksShTest(ScratchTree):
             "PASS break last fails suite.a_case in lazy mode"])
         self.assertEqual(subprocess.run(["git", "-C", self.tree, "status", "--porcelain"],
                                         capture_output=True, text=True).stdout, "")
+
+    def test_a_break_that_does_not_build_names_its_build_log(self):
+        """No console is written for a kernel that did not build: the result
+        names the build's log, in each mode, and the next break runs."""
+        with open(os.path.join(os.path.dirname(self.script), "..", "build", "kbuild.sh"), "w") as out:
+            out.write('#!/bin/bash\n! grep -rq "#error" "$2/lib"\n')
+        path = self.breaks(dict(self.brk("unbuilt", "int a(void)", "#error\nint a(void)"),
+                                modes=["cm", "lazy"]),
+                           self.brk("next", "\treturn 1;\n", "\treturn 0;\n"))
+        results = os.path.join(self.dir, "check", "results")
+        os.makedirs(os.path.dirname(results))
+        run = subprocess.run(["bash", self.script, "x86_64", self.tree, "out", "image",
+                              "initrd", path, results], capture_output=True, text=True)
+        self.assertEqual(run.returncode, 1, run.stdout + run.stderr)
+        build = f"{self.dir}/check/breaks-suite/unbuilt.build"
+        self.assertEqual(wbtest.read(results).splitlines(), [
+            f"FAIL break unbuilt fails suite.a_case in cm mode # its build failed: {build}",
+            f"FAIL break unbuilt fails suite.a_case in lazy mode # its build failed: {build}",
+            "PASS break next fails suite.a_case in lazy mode"])
 
 
     def test_a_break_s_command_line_and_devices_reach_its_boot(self):

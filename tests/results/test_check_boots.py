@@ -53,6 +53,7 @@ class RolesTest(unittest.TestCase):
             wb_dir = tempfile.mkdtemp()
             self.addCleanup(shutil.rmtree, wb_dir)
             shutil.copy(protocol_file, os.path.join(wb_dir, "protocol.sh"))
+            shutil.copy(os.path.join(wbtest.ROOT, "guest", "objects.sh"), wb_dir)
             open(os.path.join(wb_dir, "ktap_helpers.sh"), "w").close()
             for role in list(protocol.ROLES) + ["off"]:
                 with self.subTest(protocol=protocol_file, role=role):

@@ -50,7 +50,7 @@ class CheckReportTest(unittest.TestCase):
 
     def test_the_saved_consoles_pass(self):
         self.assertEqual(self.run_report(), (
-            0, "PASS report.py on the debug boots' consoles # 32 runs, 1 workloads"))
+            0, "PASS report.py on the debug boots' consoles # 32 runs, 32 counted, 1 workloads"))
 
     def test_a_lost_or_doubled_object_fails(self):
         for label, kind, how in ((LABELS[1], protocol.KIND_RUN, "drop"),
@@ -88,6 +88,20 @@ class CheckReportTest(unittest.TestCase):
                 status, result = self.run_report()
                 self.assertEqual(status, 1, result)
                 self.assertIn(why, result)
+
+    def test_a_counted_run_that_counted_nothing_fails(self):
+        """A guest whose probes read 0 (its reading of kprobe_profile broken)
+        still prints every member: the IOTLB waits must be above 0."""
+        path = os.path.join(self.logs, LABELS[1] + ".log")
+        text, count = re.subn(r'"counted":\{"' + protocol.COUNT_WAIT + r'":[0-9]+',
+                              '"counted":{"' + protocol.COUNT_WAIT + '":0',
+                              wbtest.read(path), count=1)
+        self.assertEqual(count, 1)
+        with open(path, "w") as out:
+            out.write(text)
+        status, result = self.run_report()
+        self.assertEqual(status, 1, result)
+        self.assertIn(f"31 rows of bench.csv count {protocol.COUNT_WAIT} calls for 32", result)
 
     def test_a_renamed_mode_names_its_console(self):
         """With every mode renamed in guest/protocol.sh alone, the debug

@@ -41,6 +41,24 @@ class ParseTest(unittest.TestCase):
                 protocol.parse(line + "\n", "p.sh")
             self.assertIn("p.sh:1: not a plain assignment", str(err.exception))
 
+    def test_roles_come_from_the_mode_names(self):
+        """A mode added or renamed in protocol.sh is a role with no other edit;
+        two modes under one name are refused."""
+        for renames, expected in (({"WB_MODE_CM": "vcm"}, "cm vcm"),
+                                  ({"WB_MODE_CM": "lazy"}, None)):
+            with self.subTest(renames=renames):
+                renamed = wbtest.Renamed(renames)
+                self.addCleanup(renamed.close)
+                run = subprocess.run(
+                    ["python3", "-c", "import protocol; print('cm', protocol.ROLES['cm'])"],
+                    capture_output=True, text=True, cwd=os.path.join(wbtest.ROOT, "scripts", "results"),
+                    env=dict(os.environ, WB_PROTOCOL=renamed.protocol))
+                if expected:
+                    self.assertEqual((run.returncode, run.stdout.strip()), (0, expected))
+                else:
+                    self.assertEqual(run.returncode, 1)
+                    self.assertIn("WB_MODES must list each WB_MODE_<ROLE> once", run.stderr)
+
     def test_the_module_reads_the_file(self):
         values = protocol.load(wbtest.PROTOCOL)
         self.assertEqual(protocol.MODES, values["WB_MODES"].split())
@@ -87,7 +105,9 @@ class ShellTest(unittest.TestCase):
         for name in ("kprobe_events", "tracing_on"):
             open(os.path.join(tracing, name), "w").close()
         with open(os.path.join(tracing, "kprobe_profile"), "w") as out:
-            out.write("  wb/qi_wait 7 0\n  wb/cache_tag_flush_range_np 0 0\n  wb/slow_allocs 2 0\n")
+            # Linux 7.3's layout: the event's name without its group.
+            for event, hits in (("qi_wait", 7), ("cache_tag_flush_range_np", 0), ("slow_allocs", 2)):
+                out.write("  %-44s %15d %15d\n" % (event, hits, 0))
         script = ('. "$1"; . "$2"; set -- $(counters_setup); counters_on "$@"; '
                   'sed -i "s/ 7 / 9 /" "$WB_TRACING/kprobe_profile"; counters_off "$@"')
         run = subprocess.run(["busybox", "sh", "-c", script, "sh", renamed.protocol,
@@ -119,6 +139,60 @@ class ShellTest(unittest.TestCase):
                               os.path.join(wbtest.ROOT, "guest", "counters.sh"), renamed.dir],
                              capture_output=True, text=True, check=True)
         self.assertEqual(run.stdout, '"inv_pages":2,"whole":1,"dropped":1,')
+
+
+# What the guest writes that the host reads, each under its protocol name.
+WRITTEN = ("WB_JOB_MARKER", "WB_END_MARKER", "WB_TRACE_START", "WB_KIND_MATRIX",
+           "WB_KIND_RUN", "WB_KIND_PLAN", "WB_KIND_WORKLOAD")
+
+
+class GuestWritesTest(unittest.TestCase):
+    """The guest writes the markers and JSON kinds only through
+    guest/objects.sh, and those follow a rename in protocol.sh."""
+
+    def test_objects_follow_renamed_markers_and_kinds(self):
+        renamed = wbtest.Renamed({"WB_JOB_MARKER": "# wb: steps=", "WB_END_MARKER": "# wb: done=",
+                                  "WB_TRACE_START": "wb: go", "WB_KIND_MATRIX": "asked",
+                                  "WB_KIND_RUN": "result", "WB_KIND_PLAN": "planned",
+                                  "WB_KIND_WORKLOAD": "traffic"})
+        self.addCleanup(renamed.close)
+        console = os.path.join(renamed.dir, "console.log")
+        with open(console, "w") as out:
+            out.write('# {"run":1}\n# {"result":2}\n')
+        script = (""". "$1"; . "$2"; job_header bench cpus=1; trace_start; """
+                  """matrix_object '{}' '"tool":"t"'; run_object '{}' '"rc":0'; """
+                  """plan_object '["w"]'; workload_object w '"rc":0'; job_end 0; run_objects "$3" """)
+        shell = ["busybox", "sh"] if shutil.which("busybox") else ["sh"]
+        run = subprocess.run([*shell, "-c", script, "sh", renamed.protocol,
+                              os.path.join(wbtest.ROOT, "guest", "objects.sh"), console],
+                             capture_output=True, text=True, check=True)
+        self.assertEqual(run.stdout.splitlines(), [
+            "# wb: steps=bench cpus=1", "# wb: go", '# {"asked":{},"tool":"t"}',
+            '# {"result":{},"rc":0}', '# {"planned":["w"]}', '# {"traffic":"w","rc":0}',
+            "# wb: done=0", '# {"result":2}'])
+
+    def test_nothing_else_in_the_guest_writes_them(self):
+        """No other guest file names a marker or kind, by its variable or by
+        its value, or prints a JSON object line: a step that did would not
+        follow a rename (break: bench.sh printing its run object itself)."""
+        values = protocol.load(wbtest.PROTOCOL)
+        guest, hw = os.path.join(wbtest.ROOT, "guest"), os.path.join(wbtest.ROOT, "hw")
+        files = [os.path.join(guest, "init")] + [
+            os.path.join(d, f)
+            for d in (guest, os.path.join(guest, "steps"), hw, os.path.join(hw, "lib"))
+            for f in sorted(os.listdir(d)) if f.endswith(".sh")]
+        forbidden = [re.escape("# {")] + [re.escape(name) for name in WRITTEN] + [
+            re.escape(values[name].lstrip("# ")) for name in WRITTEN
+            if not name.startswith("WB_KIND_")]
+        pattern = re.compile("|".join(forbidden))
+        found = []
+        for path in files:
+            if os.path.basename(path) in ("protocol.sh", "objects.sh"):
+                continue
+            for number, line in enumerate(wbtest.read(path).splitlines(), 1):
+                if not line.lstrip().startswith("#") and pattern.search(line):
+                    found.append(f"{os.path.relpath(path, wbtest.ROOT)}:{number}: {line.strip()}")
+        self.assertEqual(found, [])
 
 
 class DataTest(unittest.TestCase):
