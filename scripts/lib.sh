@@ -167,6 +167,17 @@ guest_end() { # <console log>
 	tr -d '\r' <"$1" | awk -v m="$WB_END_MARKER" 'index($0, m) == 1 { end = $0 } END { print end }'
 }
 
+# Whether the guest job of a console ended with status 0.
+guest_passed() { # <console log>
+	[ "$(guest_end "$1")" = "${WB_END_MARKER}0" ]
+}
+
+# Whether the trace step of a console has said that its runs start
+# (guest/steps/trace.sh; scripts/run/insns.sh waits for it).
+trace_started() { # <console log>
+	grep -qF "# $WB_TRACE_START" "$1" 2>/dev/null
+}
+
 # One result of 'make check': its name stays the same from run to run; what
 # varies (a time, a count, where to look) is the detail, after " # ".
 record() { # <results> PASS|FAIL|SKIP <name> [<detail>]

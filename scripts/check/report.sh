@@ -55,7 +55,7 @@ count_objects() { # <kind> <console>...
 # report.py wrote: a row lacks a value when one of <keys> or <values>
 # (comma-separated column names) is empty, unless its goal says "skipped"
 # (a workload the guest was not asked to run, which holds no number by
-# design); a row counts when its [counter] column is above 0.
+# design); a row counts when its [counter] column holds a number.
 csv_counts() { # <csv> <keys> <values> [counter]
 	python3 - "$@" <<'EOF'
 import csv
@@ -68,7 +68,7 @@ with open(path, newline="") as f:
 distinct = {tuple(row.get(k) for k in keys) for row in rows}
 lacking = [row for row in rows if row.get("goal") != "skipped"
            and any(not row.get(column) for column in keys + values)]
-counting = [row for row in rows if counter and float(row.get(counter) or 0) > 0]
+counting = [row for row in rows if counter and row.get(counter)]
 print(len(distinct), len(lacking), len(counting))
 EOF
 }
@@ -99,10 +99,13 @@ lay_out() { # <dir> <logs dir>...
 
 lay_out "$work" "$@"
 runs=$(count_objects "$WB_KIND_RUN" "$work"/bench/*.log)
-# Run objects with a counted run: on VT-d every one of them waits for
-# IOTLB invalidations, so a row whose count is 0 or missing means the
-# probes read nothing (a kprobe_profile the guest no longer parses).
+# Run objects with a counted run, and those whose IOTLB waits are above 0:
+# on VT-d every counted run waits (in caching mode too, for its maps), so
+# a wait count of 0 means the probes read nothing (a kprobe_profile the
+# guest no longer parses). Each counted run's row must hold its count.
 counted=$(cat "$work"/bench/*.log | grep -c "# {\"$WB_KIND_RUN\":.*\"counted\":{" || true)
+waited=$(cat "$work"/bench/*.log |
+	grep -c "# {\"$WB_KIND_RUN\":.*\"counted\":{[^{}]*\"$WB_COUNT_WAIT\":[1-9]" || true)
 workloads=0
 report_args=("$work/bench" "$work/bench" "debug kernel, make check")
 if compgen -G "$work/workloads/*.log" >/dev/null; then
@@ -124,8 +127,10 @@ csv_counts "$work/out/bench.csv" mode,map,granule,threads,depth \
 read -r rows lacking counting <"$work/counts"
 [ "$rows" = "$runs" ] || fail "bench.csv has $rows rows for $runs run objects"
 [ "$lacking" = 0 ] || fail "$lacking rows of bench.csv lack a key or a latency"
+[ "$waited" = "$counted" ] ||
+	fail "$waited of $counted counted runs count $WB_COUNT_WAIT calls"
 [ "$counting" = "$counted" ] ||
-	fail "$counting rows of bench.csv count $WB_COUNT_WAIT calls for $counted counted runs"
+	fail "$counting rows of bench.csv hold counters for $counted counted runs"
 detail="$runs runs, $counted counted"
 if [ "$workloads" != 0 ]; then
 	[ -f "$work/out/workloads.csv" ] || fail "no workloads.csv for $workloads workload objects"

@@ -40,9 +40,11 @@ def parse(text, path="protocol.sh"):
         if not line or line.startswith("#"):
             continue
         match = ASSIGNMENT.match(line)
-        if not match:
+        value = match and (match.group(2) if match.group(2) is not None else match.group(3))
+        # A "$" that is no $NAME or ${NAME} ($(...), ${A:-b}) and a leading
+        # "~" mean something to the shell that they do not mean here.
+        if not match or "$" in REFERENCE.sub("", value) or value.startswith("~"):
             raise SystemExit(f"{path}:{number}: not a plain assignment: {line}")
-        value = match.group(2) if match.group(2) is not None else match.group(3)
         names[match.group(1)] = expand(value, names, f"{path}:{number}")
     return names
 

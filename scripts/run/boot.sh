@@ -54,7 +54,7 @@ if [ -z "$end" ]; then
 	show_tail "$log" 40
 	die "$name did not boot or crashed (qemu exit $rc)"
 fi
-if [ "$end" != "${WB_END_MARKER}0" ]; then
+if ! guest_passed "$log"; then
 	show_tail "$log" 40
 	warn "$name: job failed ($end)"
 	exit 3

@@ -31,12 +31,12 @@ WB_SMP=1 WB_ICOUNT=1 WB_QEMU_ARGS="-gdb unix:$run/gdb,server=on,wait=off -pidfil
 guest=$!
 
 for _ in $(seq 300); do
-	grep -qF "# $WB_TRACE_START" "$out.log" 2>/dev/null && break
+	trace_started "$out.log" && break
 	kill -0 "$guest" 2>/dev/null ||
 		{ cat "$run/boot" >&2; die "the $mode guest ended before its runs (console: $out.log)"; }
 	sleep 1
 done
-grep -qF "# $WB_TRACE_START" "$out.log" || die "the $mode guest did not start its runs in 300 s"
+trace_started "$out.log" || die "the $mode guest did not start its runs in 300 s"
 
 timeout 600 gdb -batch -nx -ex "set \$target = \"$run/gdb\"" \
 	-ex "set \$output = \"$out.json\"" -ex "set \$calls = \"4\"" \

@@ -101,7 +101,36 @@ class CheckReportTest(unittest.TestCase):
             out.write(text)
         status, result = self.run_report()
         self.assertEqual(status, 1, result)
-        self.assertIn(f"31 rows of bench.csv count {protocol.COUNT_WAIT} calls for 32", result)
+        self.assertIn(f"31 of 32 counted runs count {protocol.COUNT_WAIT} calls", result)
+
+    def test_caching_mode_runs_that_flushed_nothing_on_unmap_pass(self):
+        """In caching mode the report counts the unmap side only (waits less
+        the maps' flushes), which a one-second run of the single queue may
+        leave at 0: that is no failure."""
+        path = os.path.join(self.logs, LABELS[2] + ".log")
+        text, count = re.subn(r'"counted":\{"' + protocol.COUNT_WAIT + r'":([0-9]+),"'
+                              + protocol.COUNT_MAP_FLUSH + r'":[0-9]+',
+                              lambda m: f'"counted":{{"{protocol.COUNT_WAIT}":{m.group(1)},'
+                              f'"{protocol.COUNT_MAP_FLUSH}":{m.group(1)}',
+                              wbtest.read(path))
+        self.assertGreater(count, 1)
+        with open(path, "w") as out:
+            out.write(text)
+        self.assertEqual(self.run_report()[0], 0)
+
+    def test_a_counted_run_without_counters_in_the_table_fails(self):
+        """A counted run whose table row holds no counters (here its tool
+        result lacks the ops the counts are divided by): report.py exits 0,
+        the check must not."""
+        path = os.path.join(self.logs, LABELS[1] + ".log")
+        head, counted, tail = wbtest.read(path).partition('"counted":{')
+        tail, count = re.subn(r'"ops":[0-9]+,', "", tail, count=1)
+        self.assertEqual(count, 1)
+        with open(path, "w") as out:
+            out.write(head + counted + tail)
+        status, result = self.run_report()
+        self.assertEqual(status, 1, result)
+        self.assertIn("31 rows of bench.csv hold counters for 32 counted runs", result)
 
     def test_a_renamed_mode_names_its_console(self):
         """With every mode renamed in guest/protocol.sh alone, the debug
@@ -115,6 +144,27 @@ class CheckReportTest(unittest.TestCase):
                               self.logs], capture_output=True, text=True)
         self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
         self.assertIn("PASS report.py on the debug boots' consoles # 32 runs", wbtest.read(results))
+
+    def test_renamed_kinds_and_counters_are_read(self):
+        """With the JSON kinds and the counters renamed in guest/protocol.sh
+        alone, and the consoles as a guest speaking it writes them, the
+        check counts the same objects."""
+        renamed = wbtest.Renamed({"WB_KIND_RUN": "measured", "WB_KIND_PLAN": "planned",
+                                  "WB_KIND_WORKLOAD": "traffic", "WB_KIND_MATRIX": "asked",
+                                  "WB_COUNT_WAIT": "qi_wait", "WB_COUNT_MAP_FLUSH": "map_flush"})
+        self.addCleanup(renamed.close)
+        for label in LABELS:
+            path = os.path.join(self.logs, label + ".log")
+            text = renamed.rewrite(wbtest.read(path), '"{old}":')
+            with open(path, "w") as out:
+                out.write(text)
+        scripts = wbtest.copy_workbench(os.path.join(self.dir, "w"), wbtest.read(renamed.protocol))
+        results = os.path.join(self.dir, "results")
+        run = subprocess.run(["bash", os.path.join(scripts, "check", "report.sh"), results,
+                              self.logs], capture_output=True, text=True)
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        self.assertEqual(wbtest.read(results).strip(), "PASS report.py on the debug boots' "
+                         "consoles # 32 runs, 32 counted, 1 workloads")
 
     def test_a_missing_console_fails(self):
         os.remove(os.path.join(self.logs, LABELS[2] + ".log"))

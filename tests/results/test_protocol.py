@@ -36,7 +36,8 @@ class ParseTest(unittest.TestCase):
 
     def test_anything_but_an_assignment_is_an_error(self):
         for line in ("export A=1", "A=$(uname)", "A=`uname`", "A=one two", "a=1",
-                     "A='one'", "A=\"x\" # comment"):
+                     "A='one'", "A=\"x\" # comment", 'A="$(uname)"', "A=${B:-x}", "A=~/x",
+                     'A="$"'):
             with self.subTest(line=line), self.assertRaises(SystemExit) as err:
                 protocol.parse(line + "\n", "p.sh")
             self.assertIn("p.sh:1: not a plain assignment", str(err.exception))
@@ -80,6 +81,26 @@ class ShellTest(unittest.TestCase):
             with self.subTest(shell=shell[0]):
                 self.assertEqual(shell_values(shell, wbtest.PROTOCOL, list(values)), values)
 
+    def test_console_readers_follow_renamed_markers(self):
+        """scripts/lib.sh's guest_passed() (boot.sh: a boot passed) and
+        trace_started() (insns.sh: the runs a debugger steps through
+        started) read the markers of the protocol."""
+        renamed = wbtest.Renamed({"WB_END_MARKER": "# wb: done rc=", "WB_TRACE_START": "wb: go"})
+        self.addCleanup(renamed.close)
+        for text, expected in (("# wb: done rc=0\r\n# wb: go\r\n", "passed started"),
+                               ("# wb: end rc=0\n# wb: trace runs start\n", ""),
+                               ("# wb: done rc=1\n", "")):
+            with self.subTest(text=text):
+                console = os.path.join(renamed.dir, "console.log")
+                with open(console, "w") as out:
+                    out.write(text)
+                run = subprocess.run(
+                    ["bash", "-c", '. "$1"; . "$2"; guest_passed "$3" && echo passed; '
+                     'trace_started "$3" && echo started; true', "sh",
+                     os.path.join(wbtest.SCRIPTS, "lib.sh"), renamed.protocol, console],
+                    capture_output=True, text=True, check=True)
+                self.assertEqual(run.stdout.split(), expected.split())
+
     def test_guest_end_follows_a_renamed_marker(self):
         """scripts/lib.sh's guest_end() (boot.sh) reads WB_END_MARKER."""
         renamed = wbtest.Renamed({"WB_END_MARKER": "# wb: done rc="})
@@ -97,16 +118,17 @@ class ShellTest(unittest.TestCase):
         """A probe counter renamed in the protocol alone keeps counting its
         function: the probe takes the new name, the kernel function stays,
         and counters_off prints the new name (a tracefs stand-in)."""
-        renamed = wbtest.Renamed({"WB_COUNT_WAIT": "qi_wait", "WB_COUNT_ALLOC": "slow_allocs"})
+        renamed = wbtest.Renamed({"WB_COUNT_WAIT": "qi_wait", "WB_COUNT_ALLOC": "slow_allocs",
+                                  "WB_COUNT_MAP_FLUSH": "map_flush"})
         self.addCleanup(renamed.close)
         tracing = os.path.join(renamed.dir, "tracing")
-        for event in ("qi_wait", "cache_tag_flush_range_np", "slow_allocs"):
+        for event in ("qi_wait", "map_flush", "slow_allocs"):
             os.makedirs(os.path.join(tracing, "events", "wb", event))
         for name in ("kprobe_events", "tracing_on"):
             open(os.path.join(tracing, name), "w").close()
         with open(os.path.join(tracing, "kprobe_profile"), "w") as out:
             # Linux 7.3's layout: the event's name without its group.
-            for event, hits in (("qi_wait", 7), ("cache_tag_flush_range_np", 0), ("slow_allocs", 2)):
+            for event, hits in (("qi_wait", 7), ("map_flush", 0), ("slow_allocs", 2)):
                 out.write("  %-44s %15d %15d\n" % (event, hits, 0))
         script = ('. "$1"; . "$2"; set -- $(counters_setup); counters_on "$@"; '
                   'sed -i "s/ 7 / 9 /" "$WB_TRACING/kprobe_profile"; counters_off "$@"')
@@ -116,16 +138,17 @@ class ShellTest(unittest.TestCase):
                              env=dict(os.environ, WB_TRACING=tracing))
         self.assertEqual(wbtest.read(os.path.join(tracing, "kprobe_events")),
                          "p:wb/qi_wait qi_submit_sync\n"
-                         "p:wb/cache_tag_flush_range_np cache_tag_flush_range_np\n"
+                         "p:wb/map_flush cache_tag_flush_range_np\n"
                          "p:wb/slow_allocs alloc_iova\n")
-        self.assertEqual(run.stdout, '"qi_wait":2,"cache_tag_flush_range_np":0,"slow_allocs":0,')
+        self.assertEqual(run.stdout, '"qi_wait":2,"map_flush":0,"slow_allocs":0,')
 
     @unittest.skipUnless(shutil.which("busybox"), "the guest's busybox is not installed")
     def test_counters_follow_renamed_counters(self):
         """guest/counters.sh prints the invalidation counts under the
         protocol's names (with the guest's busybox: its awk program is
         busybox awk's)."""
-        renamed = wbtest.Renamed({"WB_COUNT_PAGES": "inv_pages", "WB_COUNT_LOST": "dropped"})
+        renamed = wbtest.Renamed({"WB_COUNT_PAGES": "inv_pages", "WB_COUNT_LOST": "dropped",
+                                  "WB_COUNT_WHOLE": "domain_wide"})
         self.addCleanup(renamed.close)
         trace = os.path.join(renamed.dir, "trace")
         os.makedirs(os.path.join(renamed.dir, "event"))
@@ -138,7 +161,7 @@ class ShellTest(unittest.TestCase):
         run = subprocess.run(["busybox", "sh", "-c", script, "sh", renamed.protocol,
                               os.path.join(wbtest.ROOT, "guest", "counters.sh"), renamed.dir],
                              capture_output=True, text=True, check=True)
-        self.assertEqual(run.stdout, '"inv_pages":2,"whole":1,"dropped":1,')
+        self.assertEqual(run.stdout, '"inv_pages":2,"domain_wide":1,"dropped":1,')
 
 
 # What the guest writes that the host reads, each under its protocol name.
@@ -183,7 +206,8 @@ class GuestWritesTest(unittest.TestCase):
             for f in sorted(os.listdir(d)) if f.endswith(".sh")]
         forbidden = [re.escape("# {")] + [re.escape(name) for name in WRITTEN] + [
             re.escape(values[name].lstrip("# ")) for name in WRITTEN
-            if not name.startswith("WB_KIND_")]
+            if not name.startswith("WB_KIND_")] + [
+            re.escape('{"%s":' % values[name]) for name in WRITTEN if name.startswith("WB_KIND_")]
         pattern = re.compile("|".join(forbidden))
         found = []
         for path in files:

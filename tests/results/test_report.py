@@ -202,7 +202,8 @@ class RenamedTest(unittest.TestCase):
         return renamed
 
     def test_renamed_modes(self):
-        renames = {"WB_MODE_DIRECT": "direct", "WB_MODE_LAZY": "fq", "WB_MODE_CM": "vtd-cm"}
+        renames = {"WB_MODE_DIRECT": "direct", "WB_MODE_LAZY": "fq", "WB_MODE_STRICT": "sync",
+                   "WB_MODE_CM": "vtd-cm"}
         renamed = self.renamed(renames)
         new = {renamed.old[name]: value for name, value in renames.items()}
         for case in wbtest.bench_cases():
@@ -211,16 +212,22 @@ class RenamedTest(unittest.TestCase):
                                                    protocol=renamed.protocol)
                 self.assertEqual(str(status), wbtest.read(
                     os.path.join(case_dir(case), "expected-status")).strip(), output)
-                expected = wbtest.read_csv(os.path.join(case_dir(case), "expected.csv"))
-                for row in expected:
-                    row["mode"] = new.get(row["mode"], row["mode"])
-                self.assertEqual(wbtest.read_csv(os.path.join(self.out, "bench.csv")), expected)
+                for table in ("bench.csv", "workloads.csv"):
+                    expected_path = os.path.join(case_dir(case), "expected-" + table
+                                                 if table != "bench.csv" else "expected.csv")
+                    if not os.path.exists(expected_path):
+                        continue
+                    expected = wbtest.read_csv(expected_path)
+                    for row in expected:
+                        row["mode"] = new.get(row["mode"], row["mode"])
+                    self.assertEqual(wbtest.read_csv(os.path.join(self.out, table)), expected, table)
 
     def test_renamed_counters_and_kinds(self):
         renamed = self.renamed({"WB_COUNT_WAIT": "qi_wait", "WB_COUNT_PAGES": "inv_pages",
-                                "WB_COUNT_MAP_FLUSH": "map_flush", "WB_KIND_RUN": "measured",
-                                "WB_KIND_MATRIX": "asked", "WB_KIND_WORKLOAD": "traffic",
-                                "WB_KIND_PLAN": "planned"})
+                                "WB_COUNT_MAP_FLUSH": "map_flush", "WB_COUNT_ALLOC": "slow_allocs",
+                                "WB_COUNT_WHOLE": "domain_wide", "WB_COUNT_LOST": "dropped",
+                                "WB_KIND_RUN": "measured", "WB_KIND_MATRIX": "asked",
+                                "WB_KIND_WORKLOAD": "traffic", "WB_KIND_PLAN": "planned"})
         for case in wbtest.bench_cases():
             with self.subTest(case=case):
                 copy = renamed.copy_tree(case_dir(case), '"{old}":')
