@@ -27,6 +27,12 @@ class RolesTest(unittest.TestCase):
                                os.path.join(wbtest.SCRIPTS, "lib.sh"), protocol_file],
                               capture_output=True, text=True).stdout.split()
 
+    def test_a_mode_variable_from_the_environment_is_no_role(self):
+        """Only WB_MODES's modes have roles: a WB_MODE_<ROLE> set outside
+        guest/protocol.sh (here in the script) is neither."""
+        self.assertEqual(self.shell("WB_MODE_NESTED=nested; mode_name nested || echo no; "
+                                    "mode_role nested || echo no"), ["no", "no"])
+
     def test_every_role_and_name_both_ways(self):
         import protocol
         renames = {"direct": "none", "lazy": "fq", "strict": "sync", "cm": "vcm"}
