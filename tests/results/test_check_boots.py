@@ -12,6 +12,7 @@ import tempfile
 import unittest
 
 import wbtest
+import protocol
 
 # check/test.sh, run/boot.sh and guest-results.py as stand-ins: each call
 # on a line of $CALLS, boot.sh's with the QEMU options it was given.
@@ -45,7 +46,7 @@ class RolesTest(unittest.TestCase):
                 with self.subTest(role=role, name=name):
                     self.assertEqual(self.shell(f"mode_name {role}; mode_role {name}",
                                                 protocol_file), [name, role])
-        self.assertEqual(self.shell("mode_name off || echo no; mode_role direct || echo no"),
+        self.assertEqual(self.shell("mode_name nested || echo no; mode_role nested || echo no"),
                          ["no", "no"])
 
 
@@ -92,7 +93,8 @@ class BootsTest(Workbench):
         status, _, calls = self.run_boots("debug", "x86_64")
         self.assertEqual(status, 0)
         self.assertEqual([call.split()[1:3] for call in calls if call.startswith("boot")],
-                         [["x86_64", "lazy"], ["x86_64", "strict"], ["x86_64", "cm"]])
+                         [["x86_64", protocol.MODE_LAZY], ["x86_64", protocol.MODE_STRICT],
+                          ["x86_64", protocol.MODE_CM]])
 
     def test_a_row_becomes_one_boot_and_its_results(self):
         """Every column reaches the boot: devices as QEMU options, the time
@@ -107,10 +109,12 @@ class BootsTest(Workbench):
         self.assertEqual(status, 0, err)
         self.assertFalse(os.path.exists(os.path.join(logs, "n.log")))
         self.assertEqual(calls, [
-            f"boot x86_64 lazy IMAGE INITRD {logs}/n.log 300 kunit.enable=1 wb.job=modules "
+            f"boot x86_64 {protocol.MODE_LAZY} IMAGE INITRD {logs}/n.log 300 kunit.enable=1 "
+            "wb.job=modules "
             "qemu=[-device nvme,serial=wb-nvme,drive=nvm -drive if=none,id=nvm,driver=null-co]",
             f"results --no-kunit TREE {logs}/n.log n {self.results}",
-            f"boot x86_64 strict IMAGE INITRD {logs}/k.log 60 kunit.enable=1 wb.job=check qemu=[]",
+            f"boot x86_64 {protocol.MODE_STRICT} IMAGE INITRD {logs}/k.log 60 kunit.enable=1 "
+            "wb.job=check qemu=[]",
             f"results TREE {logs}/k.log k {self.results}"])
 
     def test_a_bad_row_stops_every_boot(self):
@@ -163,7 +167,8 @@ class BootsTest(Workbench):
                              env=dict(os.environ, CALLS=self.calls, WB_CPUINFO=cpuinfo,
                                       WB_KVM_DEVICE=kvm))
         self.assertEqual((run.returncode, run.stdout), (0, "kvm\n"), run.stderr)
-        self.assertEqual(wbtest.read(self.calls), "boot x86_64 off K I L 60 wb.job=probe qemu=[]\n")
+        self.assertEqual(wbtest.read(self.calls),
+                         f"boot x86_64 {protocol.MODE_DIRECT} K I L 60 wb.job=probe qemu=[]\n")
 
 
 class RenamedBootsTest(Workbench):

@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -46,7 +47,7 @@ class ParseTest(unittest.TestCase):
         """A mode added or renamed in protocol.sh is a role with no other edit;
         two modes under one name are refused."""
         for renames, expected in (({"WB_MODE_CM": "vcm"}, "cm vcm"),
-                                  ({"WB_MODE_CM": "lazy"}, None)):
+                                  ({"WB_MODE_CM": protocol.MODE_LAZY}, None)):
             with self.subTest(renames=renames):
                 renamed = wbtest.Renamed(renames)
                 self.addCleanup(renamed.close)
@@ -315,13 +316,15 @@ class ConsolesTest(unittest.TestCase):
             open(os.path.join(self.dir, name), "w").close()
 
     def test_modes_in_protocol_order_one_thread_first(self):
-        self.touch("strict.log", "off-smp.log", "off.log", "lazy.log.qemu", "lazy.log")
+        direct, lazy, strict = protocol.MODE_DIRECT, protocol.MODE_LAZY, protocol.MODE_STRICT
+        self.touch(f"{strict}.log", f"{direct}-smp.log", f"{direct}.log", f"{lazy}.log.qemu",
+                   f"{lazy}.log")
         self.assertEqual([(m, os.path.basename(p)) for m, p in protocol.consoles(self.dir)],
-                         [("off", "off.log"), ("off", "off-smp.log"), ("lazy", "lazy.log"),
-                          ("strict", "strict.log")])
+                         [(direct, f"{direct}.log"), (direct, f"{direct}-smp.log"),
+                          (lazy, f"{lazy}.log"), (strict, f"{strict}.log")])
 
     def test_unknown_mode_is_an_error(self):
-        self.touch("off.log", "nested.log")
+        self.touch(f"{protocol.MODE_DIRECT}.log", "nested.log")
         with self.assertRaises(SystemExit) as err:
             protocol.consoles(self.dir)
         self.assertIn("nested.log: IOMMU mode 'nested' is not one of WB_MODES",
@@ -329,6 +332,44 @@ class ConsolesTest(unittest.TestCase):
 
     def test_missing_directory_has_no_consoles(self):
         self.assertEqual(protocol.consoles(os.path.join(self.dir, "none")), [])
+
+
+# Every value a guest writes, renamed: what a rename in guest/protocol.sh
+# alone must be enough for.
+EVERY_RENAME = {
+    "WB_MODE_DIRECT": "none", "WB_MODE_LAZY": "fq", "WB_MODE_STRICT": "sync",
+    "WB_MODE_CM": "vcm", "WB_JOB_MARKER": "# wb: steps=", "WB_END_MARKER": "# wb: done=",
+    "WB_TRACE_START": "wb: go", "WB_KIND_MATRIX": "asked", "WB_KIND_RUN": "measured",
+    "WB_KIND_PLAN": "planned", "WB_KIND_WORKLOAD": "traffic", "WB_COUNT_WAIT": "qi_wait",
+    "WB_COUNT_MAP_FLUSH": "map_flush", "WB_COUNT_ALLOC": "slow_allocs",
+    "WB_COUNT_PAGES": "inv_pages", "WB_COUNT_WHOLE": "domain_wide", "WB_COUNT_LOST": "dropped"}
+
+
+@unittest.skipIf(os.environ.get("WB_RENAMED_COPY"), "already in the renamed copy")
+class RenameEverywhereTest(unittest.TestCase):
+
+    def test_a_rename_in_protocol_sh_alone_keeps_every_test(self):
+        """A copy of the workbench whose guest/protocol.sh alone renames
+        every mode, marker, kind and counter passes its unit tests: the
+        scripts follow, and the saved fixtures are rewritten on the way in
+        (fixtures.py). Break: a test or fixture reader naming "lazy"."""
+        names = {name for name in protocol.VALUES if name.startswith(
+            ("WB_MODE_", "WB_KIND_", "WB_COUNT_")) and name != "WB_COUNTED"}
+        names |= {"WB_JOB_MARKER", "WB_END_MARKER", "WB_TRACE_START"}
+        self.assertEqual(set(EVERY_RENAME), names, "rename every value a guest writes")
+        renamed = wbtest.Renamed(EVERY_RENAME)
+        self.addCleanup(renamed.close)
+        copy = os.path.join(renamed.dir, "w")
+        wbtest.copy_workbench(copy, wbtest.read(renamed.protocol))
+        for part in ("tests", "modules", "hw"):
+            if os.path.isdir(os.path.join(wbtest.ROOT, part)):
+                shutil.copytree(os.path.join(wbtest.ROOT, part), os.path.join(copy, part),
+                                symlinks=True)
+        run = subprocess.run([sys.executable, "-B", "-m", "unittest", "discover", "-s",
+                              "tests/results", "-p", "test_*.py"], cwd=copy,
+                             capture_output=True, text=True,
+                             env=dict(os.environ, WB_RENAMED_COPY="1"))
+        self.assertEqual(run.returncode, 0, run.stderr[-3000:])
 
 
 if __name__ == "__main__":
