@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # The result protocol the saved consoles (tests/consoles/) and benchmark
-# fixtures (tests/bench/) were recorded in: guest/protocol.sh as it was
-# then. tests/results/fixtures.py rewrites them from these values to
-# guest/protocol.sh's; record the fixtures again and copy
-# guest/protocol.sh here to retire the rewriting.
+# fixtures (tests/bench/) were recorded in: guest/protocol.sh's values as
+# they were then (its comments below are its own, not this file's).
+# tests/results/fixtures.py rewrites the fixtures from these values to
+# guest/protocol.sh's. A value added to guest/protocol.sh that a guest
+# writes is added here too, with the value the fixtures would carry; once
+# the fixtures are recorded again, guest/protocol.sh is copied here.
 #
 # shellcheck shell=dash disable=SC2034 # data, read by whoever sources it
 # The result protocol between the guests and the host, in one place: the

@@ -30,7 +30,11 @@ fixtures=$(mktemp -d)
 trap 'rm -rf "$got" "$got.diff" "$got.err" "$fixtures"' EXIT
 # The saved consoles and benchmark fixtures, in today's protocol (rewritten
 # when guest/protocol.sh renamed what they were recorded with).
-{ read -r consoles && read -r bench; } < <(python3 "$WB_SCRIPTS/../tests/results/fixtures.py" "$fixtures")
+if ! dirs=$(python3 "$WB_SCRIPTS/../tests/results/fixtures.py" "$fixtures"); then
+	record "$results" FAIL "the saved fixtures in today's protocol" "tests/results/fixtures.py failed"
+	exit 1
+fi
+{ read -r consoles && read -r bench; } <<<"$dirs"
 
 rc=0
 for log in "$consoles"/*.log; do
