@@ -121,3 +121,10 @@ counters_teardown() {
 	done
 	[ ! -d "$QI_TRACE" ] || rmdir "$QI_TRACE" 2>/dev/null || true
 }
+
+# Whether the members of a counted run (counters_off, invalidations_off)
+# say the trace buffer lost events: its counts are short, the run failed.
+counted_lost() { # <members>
+	case $1 in *"\"$WB_COUNT_LOST\":"[1-9]*) return 0 ;; esac
+	return 1
+}

@@ -6,7 +6,11 @@
 # and the host's (scripts/lib.sh) source this file; scripts/results/protocol.py
 # reads it for the Python without a shell, so it holds plain assignments
 # only: NAME=word or NAME="words", where $NAME or ${NAME} names an earlier
-# one. Renaming a value here renames it everywhere (tests/results/).
+# one. Renaming a value here renames it everywhere: in every script that
+# writes or reads it, and in the saved consoles and fixtures of tests/,
+# which tests/results/fixtures.py rewrites from the values they were
+# recorded with (tests/recorded-protocol.sh); test_protocol.py renames
+# every value here in a copy of the workbench and runs the unit tests.
 
 # The IOMMU modes, in the order the reports show them. A mode's name is its
 # consoles' (<mode>.log, <mode>-smp.log) and what reports and results say;

@@ -18,10 +18,17 @@ WB_SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck disable=SC2034 # read by the scripts that source this file
 WB_KUNIT_APPEND="kunit.enable=1" WB_KUNIT_SECONDS=300
 
+# The modes are WB_MODES's; a WB_MODE_<ROLE> from elsewhere (the
+# environment) names none.
+is_mode() { # <name>
+	[[ " $WB_MODES " == *" $1 "* ]]
+}
+
 # The role of IOMMU mode <name> (guest/protocol.sh: direct, lazy, strict or
 # cm), by which the data names modes; fails for a name the protocol lacks.
 mode_role() { # <name>
 	local var role
+	is_mode "$1" || return 1
 	for var in "${!WB_MODE_@}"; do
 		[ "${!var}" = "$1" ] || continue
 		role=${var#WB_MODE_}
@@ -35,7 +42,7 @@ mode_role() { # <name>
 mode_name() { # <role>
 	[[ $1 =~ ^[a-z]+$ ]] || return 1
 	local var=WB_MODE_${1^^}
-	[ -n "${!var:-}" ] || return 1
+	[ -n "${!var:-}" ] && is_mode "${!var}" || return 1
 	echo "${!var}"
 }
 

@@ -25,9 +25,16 @@ set -eu
 kunit_dir=$1 results=$2
 [ -f "$kunit_dir/tools/testing/kunit/kunit.py" ] ||
 	die "$kunit_dir holds no tools/testing/kunit/kunit.py"
-consoles=$WB_SCRIPTS/../tests/consoles
 got=$(mktemp)
-trap 'rm -f "$got" "$got.diff" "$got.err"' EXIT
+fixtures=$(mktemp -d)
+trap 'rm -rf "$got" "$got.diff" "$got.err" "$fixtures"' EXIT
+# The saved consoles and benchmark fixtures, in today's protocol (rewritten
+# when guest/protocol.sh renamed what they were recorded with).
+if ! dirs=$(python3 "$WB_SCRIPTS/../tests/results/fixtures.py" "$fixtures"); then
+	record "$results" FAIL "the saved fixtures in today's protocol" "tests/results/fixtures.py failed"
+	exit 1
+fi
+{ read -r consoles && read -r bench; } <<<"$dirs"
 
 rc=0
 for log in "$consoles"/*.log; do
@@ -47,8 +54,8 @@ for log in "$consoles"/*.log; do
 done
 
 out=$(mktemp -d)
-trap 'rm -rf "$got" "$got.diff" "$got.err" "$out" "$out.log"' EXIT
-for case in "$WB_SCRIPTS"/../tests/bench/*/; do
+trap 'rm -rf "$got" "$got.diff" "$got.err" "$fixtures" "$out" "$out.log"' EXIT
+for case in "$bench"/*/; do
 	name=$(basename "$case")
 	status=0
 	workloads=()
@@ -70,7 +77,7 @@ done
 
 # per_patch.py on the same consoles, as two kernels of a series: its table
 # and exit status must be expected-per-patch.txt.
-for case in "$WB_SCRIPTS"/../tests/bench/*/; do
+for case in "$bench"/*/; do
 	name=$(basename "$case")
 	{
 		"$WB_SCRIPTS/results/per_patch.py" "$case" baseline patched && echo "exit: 0" || echo "exit: $?"

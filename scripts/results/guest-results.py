@@ -10,8 +10,8 @@ tarball (build/kunit-tool), so that saved consoles parse without a tree.
 The console holds two KTAP documents, both parsed by that kunit.py parse
 (tools/testing/kunit/kunit.py): the built-in KUnit suites' as the
 kernel boots (not with --no-kunit), then the guest job's (guest/init),
-which starts with the line "# wb: job=..." and ends with "# wb: end rc=N"
-(the markers of guest/protocol.sh).
+which starts with its job marker line and ends with its end marker and
+status (WB_JOB_MARKER and WB_END_MARKER of guest/protocol.sh).
 Each test case of either becomes one result. The job's document must be
 complete (every planned test reported) and reach its end line: a guest
 that hung, crashed or was killed fails. wb_dma_unmap's count of stale-IOVA

@@ -278,7 +278,7 @@ def workload_plot(workloads, data):
         for mode in modes:
             for index, name in enumerate(names):
                 row = next((r for r in picked if r["workload"] == name and r["mode"] == mode), {})
-                values = [row.get(k) for k in ("baseline_vs_off", "patched_vs_off")]
+                values = [row.get(k) for k in ("baseline_vs_direct", "patched_vs_direct")]
                 out.write(f"{index} " + " ".join("NaN" if v is None else str(v)
                                                  for v in values) + "\n")
             out.write("\n\n")

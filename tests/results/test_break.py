@@ -14,6 +14,10 @@ import tempfile
 import unittest
 
 import wbtest
+import protocol
+
+# The mode names of the roles the break files below name (guest/protocol.sh).
+LAZY, STRICT, CM = (protocol.ROLES[role] for role in ("lazy", "strict", "cm"))
 
 BREAKS = sorted(glob.glob(os.path.join(wbtest.ROOT, "tests", "breaks", "*.json")))
 
@@ -106,10 +110,10 @@ class ModesTest(ScratchTree):
     def test_a_break_s_modes_else_the_file_s_else_lazy(self):
         path = self.breaks(self.brk("own", "a"), dict(self.brk("two", "b"), modes=["cm", "lazy"]),
                            modes=["strict"])
-        self.assertEqual(break_py("--modes", path, "own"), (0, "strict\n"))
-        self.assertEqual(break_py("--modes", path, "two"), (0, "cm lazy\n"))
+        self.assertEqual(break_py("--modes", path, "own"), (0, f"{STRICT}\n"))
+        self.assertEqual(break_py("--modes", path, "two"), (0, f"{CM} {LAZY}\n"))
         self.assertEqual(break_py("--modes", self.breaks(self.brk("one", "a")), "one"),
-                         (0, "lazy\n"))
+                         (0, f"{LAZY}\n"))
 
     def test_verify_refuses_unknown_modes_keys_and_incomplete_breaks(self):
         path = self.breaks(dict(self.brk("m", "\treturn 1;\n"), modes=["nested"]),
@@ -131,7 +135,7 @@ class ModesTest(ScratchTree):
         renamed = wbtest.Renamed({"WB_MODE_LAZY": "fq"})
         self.addCleanup(renamed.close)
         path = self.breaks(self.brk("one", "a"), dict(self.brk("two", "b"), modes=["cm", "lazy"]))
-        for name, modes in (("one", "fq\n"), ("two", "cm fq\n")):
+        for name, modes in (("one", "fq\n"), ("two", f"{CM} fq\n")):
             with self.subTest(name=name):
                 self.assertEqual(wbtest.run_script("break.py", "--modes", path, name,
                                                    protocol=renamed.protocol), (0, modes))
@@ -212,9 +216,9 @@ class WorkbenchRootTest(ScratchTree):
 
 # build and QEMU: the boot's console shows the case failing in every mode
 # but strict.
-FAKE_BOOT = """#!/bin/bash
-[ "$2" = strict ] || printf '    not ok 1 a_case\\r\\n' >"$5"
-[ "$2" != strict ] || printf '    ok 1 a_case\\n' >"$5"
+FAKE_BOOT = f"""#!/bin/bash
+[ "$2" = {STRICT} ] || printf '    not ok 1 a_case\\r\\n' >"$5"
+[ "$2" != {STRICT} ] || printf '    ok 1 a_case\\n' >"$5"
 """
 
 
@@ -253,12 +257,12 @@ class BreaksShTest(ScratchTree):
                               "initrd", path, results], capture_output=True, text=True)
         self.assertEqual(run.returncode, 1, run.stdout + run.stderr)
         self.assertEqual(wbtest.read(results).splitlines(), [
-            "PASS break both fails suite.a_case in cm mode",
-            "FAIL break both fails suite.a_case in strict mode # it does not; console: "
-            f"{self.dir}/check/breaks-suite/both-strict.log",
+            f"PASS break both fails suite.a_case in {CM} mode",
+            f"FAIL break both fails suite.a_case in {STRICT} mode # it does not; console: "
+            f"{self.dir}/check/breaks-suite/both-{STRICT}.log",
             "FAIL break stale of suite applies # see make check-breaks-apply",
             "FAIL break no-role of suite names its modes # see make check-breaks-apply",
-            "PASS break last fails suite.a_case in lazy mode"])
+            f"PASS break last fails suite.a_case in {LAZY} mode"])
         self.assertEqual(subprocess.run(["git", "-C", self.tree, "status", "--porcelain"],
                                         capture_output=True, text=True).stdout, "")
 
@@ -277,10 +281,9 @@ class BreaksShTest(ScratchTree):
         self.assertEqual(run.returncode, 1, run.stdout + run.stderr)
         build = f"{self.dir}/check/breaks-suite/unbuilt.build"
         self.assertEqual(wbtest.read(results).splitlines(), [
-            f"FAIL break unbuilt fails suite.a_case in cm mode # its build failed: {build}",
-            f"FAIL break unbuilt fails suite.a_case in lazy mode # its build failed: {build}",
-            "PASS break next fails suite.a_case in lazy mode"])
-
+            f"FAIL break unbuilt fails suite.a_case in {CM} mode # its build failed: {build}",
+            f"FAIL break unbuilt fails suite.a_case in {LAZY} mode # its build failed: {build}",
+            f"PASS break next fails suite.a_case in {LAZY} mode"])
 
     def test_a_break_s_command_line_and_devices_reach_its_boot(self):
         """A break's own "append" and "devices", else its file's, reach the

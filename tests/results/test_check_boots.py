@@ -13,6 +13,7 @@ import tempfile
 import unittest
 
 import wbtest
+import protocol
 
 # check/test.sh, run/boot.sh and guest-results.py as stand-ins: each call
 # on a line of $CALLS, boot.sh's with the QEMU options it was given.
@@ -28,6 +29,12 @@ class RolesTest(unittest.TestCase):
                                os.path.join(wbtest.SCRIPTS, "lib.sh"), protocol_file],
                               capture_output=True, text=True).stdout.split()
 
+    def test_a_mode_variable_from_the_environment_is_no_role(self):
+        """Only WB_MODES's modes have roles: a WB_MODE_<ROLE> set outside
+        guest/protocol.sh (here in the script) is neither."""
+        self.assertEqual(self.shell("WB_MODE_NESTED=nested; mode_name nested || echo no; "
+                                    "mode_role nested || echo no"), ["no", "no"])
+
     def test_every_role_and_name_both_ways(self):
         import protocol
         renames = {"direct": "none", "lazy": "fq", "strict": "sync", "cm": "vcm"}
@@ -40,7 +47,7 @@ class RolesTest(unittest.TestCase):
                 with self.subTest(role=role, name=name):
                     self.assertEqual(self.shell(f"mode_name {role}; mode_role {name}",
                                                 protocol_file), [name, role])
-        self.assertEqual(self.shell("mode_name off || echo no; mode_role direct || echo no"),
+        self.assertEqual(self.shell("mode_name nested || echo no; mode_role nested || echo no"),
                          ["no", "no"])
 
     def test_the_guest_names_roles_as_the_host(self):
@@ -108,7 +115,8 @@ class BootsTest(Workbench):
         status, _, calls = self.run_boots("debug", "x86_64")
         self.assertEqual(status, 0)
         self.assertEqual([call.split()[1:3] for call in calls if call.startswith("boot")],
-                         [["x86_64", "lazy"], ["x86_64", "strict"], ["x86_64", "cm"]])
+                         [["x86_64", protocol.MODE_LAZY], ["x86_64", protocol.MODE_STRICT],
+                          ["x86_64", protocol.MODE_CM]])
 
     def test_a_row_becomes_one_boot_and_its_results(self):
         """Every column reaches the boot: devices as QEMU options, the time
@@ -123,10 +131,12 @@ class BootsTest(Workbench):
         self.assertEqual(status, 0, err)
         self.assertFalse(os.path.exists(os.path.join(logs, "n.log")))
         self.assertEqual(calls, [
-            f"boot x86_64 lazy IMAGE INITRD {logs}/n.log 300 kunit.enable=1 wb.job=modules "
+            f"boot x86_64 {protocol.MODE_LAZY} IMAGE INITRD {logs}/n.log 300 kunit.enable=1 "
+            "wb.job=modules "
             "qemu=[-device nvme,serial=wb-nvme,drive=nvm -drive if=none,id=nvm,driver=null-co]",
             f"results --no-kunit TREE {logs}/n.log n {self.results}",
-            f"boot x86_64 strict IMAGE INITRD {logs}/k.log 60 kunit.enable=1 wb.job=check qemu=[]",
+            f"boot x86_64 {protocol.MODE_STRICT} IMAGE INITRD {logs}/k.log 60 kunit.enable=1 "
+            "wb.job=check qemu=[]",
             f"results TREE {logs}/k.log k {self.results}"])
 
     def test_a_bad_row_stops_every_boot(self):
@@ -179,7 +189,8 @@ class BootsTest(Workbench):
                              env=dict(os.environ, CALLS=self.calls, WB_CPUINFO=cpuinfo,
                                       WB_KVM_DEVICE=kvm))
         self.assertEqual((run.returncode, run.stdout), (0, "kvm\n"), run.stderr)
-        self.assertEqual(wbtest.read(self.calls), "boot x86_64 off K I L 60 wb.job=probe qemu=[]\n")
+        self.assertEqual(wbtest.read(self.calls),
+                         f"boot x86_64 {protocol.MODE_DIRECT} K I L 60 wb.job=probe qemu=[]\n")
 
 
 class DevicesTest(Workbench):

@@ -80,7 +80,7 @@ class FixturesTest(unittest.TestCase):
         copy = renamed.copy_tree(wbtest.CONSOLES, "{old}")
         for name in console_names():
             with self.subTest(console=name):
-                expected = [line.replace("# wb: end rc=", "# wb: job done rc=")
+                expected = [line.replace(protocol.END_MARKER, "# wb: job done rc=")
                             for line in expected_own(name)]
                 self.assertEqual(own_results(os.path.join(copy, name + ".log"),
                                              console_args(name), renamed.protocol), expected)

@@ -7,6 +7,7 @@ import os
 import unittest
 
 import wbtest
+import protocol
 
 
 def per_patch(top, *names, protocol=None):
@@ -27,7 +28,8 @@ class FixturesTest(unittest.TestCase):
     def test_each_p50_against_the_one_before(self):
         top = os.path.join(wbtest.BENCH, "good")
         lines = per_patch(top, "baseline", "patched", "baseline").splitlines()
-        row = next(line for line in lines if line.startswith("lazy ") and " map " in line)
+        row = next(line for line in lines
+                   if line.startswith(protocol.MODE_LAZY + " ") and " map " in line)
         cells = row.split()
         # baseline, patched, baseline again: no ratio first, then one each
         self.assertEqual(len([c for c in cells if c.startswith("x")]), 2)
@@ -36,7 +38,7 @@ class FixturesTest(unittest.TestCase):
         top = os.path.join(wbtest.BENCH, "good")
         output = per_patch(top, "baseline", "none")
         self.assertTrue(output.endswith("exit: 1\n"))
-        self.assertIn("FAILED none mode=off map=single granule=1", output)
+        self.assertIn(f"FAILED none mode={protocol.MODE_DIRECT} map=single granule=1", output)
 
 
 class RenamedTest(unittest.TestCase):
@@ -46,7 +48,8 @@ class RenamedTest(unittest.TestCase):
         self.addCleanup(renamed.close)
         top = renamed.copy_tree(os.path.join(wbtest.BENCH, "good"))
         expected = wbtest.read(os.path.join(wbtest.BENCH, "good", "expected-per-patch.txt"))
-        expected = "\n".join("fq  " + line[4:] if line.startswith("lazy  ") else line
+        lazy = f"{protocol.MODE_LAZY:6} "
+        expected = "\n".join(f"{'fq':6} " + line[7:] if line.startswith(lazy) else line
                              for line in expected.split("\n"))
         self.assertEqual(per_patch(top, "baseline", "patched", protocol=renamed.protocol),
                          expected)

@@ -48,8 +48,9 @@ class FixturesTest(unittest.TestCase):
         with redirect_stdout(out):
             workload_table.print_rows(rows)
         lines = out.getvalue().splitlines()
-        self.assertIn("goal (patched, 64 B): lazy >= 0.9x off, strict >= 0.75x off, "
-                      "cm >= 0.9x lazy", lines[0])
+        direct, lazy = protocol.MODE_DIRECT, protocol.MODE_LAZY
+        self.assertIn(f"goal (patched, 64 B): {lazy} >= 0.9x {direct}, {protocol.MODE_STRICT} "
+                      f">= 0.75x {direct}, {protocol.MODE_CM} >= 0.9x {lazy}", lines[0])
         self.assertEqual(lines[1].split(), ["workload", "metric", "mode", "baseline", "/off",
                                             "patched", "/off", "p/b", "goal"])
         self.assertEqual(len(lines), 2 + len(rows) + 1)
@@ -109,16 +110,16 @@ class UnitTest(unittest.TestCase):
         self.assertIsNone(rows[("reads after pktgen 64 B", "iops", protocol.MODE_LAZY)]["goal"])
 
     def test_planned_and_never_reported_is_failed(self):
-        self.console("lazy.log", {protocol.KIND_PLAN: ["a pktgen 64 B", "b"]},
+        self.console(f"{protocol.MODE_LAZY}.log", {protocol.KIND_PLAN: ["a pktgen 64 B", "b"]},
                      {protocol.KIND_WORKLOAD: "a pktgen 64 B", "tx_pps": 5, "rx_pps": 5})
         found = load(self.dir)
-        self.assertEqual(found[("b", "lazy")]["failed"],
+        self.assertEqual(found[("b", protocol.MODE_LAZY)]["failed"],
                          "no result in the console (it ends before the workload)")
-        self.assertEqual(found[("a pktgen 64 B", "lazy")]["tx_pps"], 5)
+        self.assertEqual(found[("a pktgen 64 B", protocol.MODE_LAZY)]["tx_pps"], 5)
 
     def test_no_plan_and_no_console_are_problems(self):
         problems = []
-        self.console("off.log")
+        self.console(f"{protocol.MODE_DIRECT}.log")
         load(self.dir, problems)
         load(os.path.join(self.dir, "none"), problems)
         self.assertEqual(len(problems), 2)
@@ -131,19 +132,19 @@ class UnitTest(unittest.TestCase):
             load(self.dir)
 
     def test_skipped_on_both_is_no_failure(self):
-        skipped = {("n", "lazy"): {"skipped": "not asked"}}
+        skipped = {("n", protocol.MODE_LAZY): {"skipped": "not asked"}}
         rows = list(workload_table.rows(skipped, skipped))
         self.assertEqual([(r["failed"], r["goal"]) for r in rows], [(None, "skipped")])
 
     def test_missing_on_one_kernel_fails(self):
-        rows = list(workload_table.rows({("n", "lazy"): {"iops": 3}}, {}))
+        rows = list(workload_table.rows({("n", protocol.MODE_LAZY): {"iops": 3}}, {}))
         self.assertEqual(rows[0]["failed"], "patched: no result in the console")
 
 
 class RenamedTest(unittest.TestCase):
 
     def test_renamed_modes_keep_goals_and_ratios(self):
-        renames = {"WB_MODE_DIRECT": "direct", "WB_MODE_LAZY": "fq"}
+        renames = {"WB_MODE_DIRECT": "none", "WB_MODE_LAZY": "fq"}
         renamed = wbtest.Renamed(renames)
         self.addCleanup(renamed.close)
         out = tempfile.mkdtemp()
@@ -152,12 +153,12 @@ class RenamedTest(unittest.TestCase):
         status, output = wbtest.run_report(renamed.copy_tree(case), out,
                                            protocol=renamed.protocol)
         self.assertEqual(status, 0, output)
-        new = {"off": "direct", "lazy": "fq"}
+        new = {renamed.old[name]: value for name, value in renames.items()}
         expected = wbtest.read_csv(os.path.join(case, "expected-workloads.csv"))
         for row in expected:
             row["mode"] = new.get(row["mode"], row["mode"])
         self.assertEqual(wbtest.read_csv(os.path.join(out, "workloads.csv")), expected)
-        self.assertIn("fq >= 0.9x direct", output)
+        self.assertIn("fq >= 0.9x none", output)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ the KUnit tool extracted alone), kunit.py parse, is replaced by a stand-in
 where a test needs it.
 """
 
+import atexit
 import csv
 import importlib.util
 import os
@@ -17,14 +18,21 @@ import subprocess
 import sys
 import tempfile
 
+import fixtures
+
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 SCRIPTS = os.path.join(ROOT, "scripts")
 # The results layer's modules (scripts/results/) import each other by name.
 RESULTS = os.path.join(SCRIPTS, "results")
-BENCH = os.path.join(ROOT, "tests", "bench")
-CONSOLES = os.path.join(ROOT, "tests", "consoles")
 PROTOCOL = os.path.join(ROOT, "guest", "protocol.sh")
 sys.path.insert(0, RESULTS)
+
+# The saved consoles and benchmark fixtures, in today's protocol (rewritten
+# by fixtures.py when guest/protocol.sh renamed something since they were
+# recorded).
+_FIXTURES = tempfile.mkdtemp(prefix="wb-fixtures-")
+atexit.register(shutil.rmtree, _FIXTURES, True)
+CONSOLES, BENCH = fixtures.translated(_FIXTURES)
 
 
 def copy_workbench(where, protocol_text=None):
