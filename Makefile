@@ -450,7 +450,10 @@ check-shell:
 # part tests/hw/fake_kernel.py plays; no tree, no root, no guest.
 check-hw:
 	@mkdir -p $(dir $(CHECK))
-	@$(TEST) "the hardware kit on a fake sysfs" python3 -B -m unittest discover -s tests/hw
+	@rc=0; for shell in dash bash "busybox sh"; do \
+		WB_TEST_SHELL="$$shell" $(TEST) "the hardware kit on a fake sysfs under $$shell" \
+			python3 -B -m unittest discover -s tests/hw || rc=1; \
+	done; exit $$rc
 
 # deps.sh in a fresh Debian 12 root (debootstrap): its package list gives
 # every command the workbench calls, whatever this machine happens to have.

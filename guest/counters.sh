@@ -31,9 +31,12 @@ counters_setup() {
 	[ -w "$TRACING/kprobe_events" ] || return 0
 	# Count hits only: nothing needs to reach the ring buffer.
 	echo 0 >"$TRACING/tracing_on"
+	# A probe an earlier step placed (the kit runs a step per mode) is
+	# there already: placing it again fails with EEXIST.
 	for counter in $COUNTED; do
-		if echo "p:wb/$counter $(counted_function "$counter")" >>"$TRACING/kprobe_events" \
-			2>/dev/null; then
+		if [ -d "$TRACING/events/wb/$counter" ] ||
+			echo "p:wb/$counter $(counted_function "$counter")" >>"$TRACING/kprobe_events" \
+				2>/dev/null; then
 			printf '%s ' "$counter"
 		fi
 	done

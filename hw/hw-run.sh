@@ -15,12 +15,15 @@
 #                     own address, which no switch forwards)
 #   --block <dev>     also read <dev> (randread, O_DIRECT, reads only; never
 #                     a mounted or held device), at --io-depths <list> (1)
-#   --restore <dir>   give back what the state file of <dir> names (after a
-#                     kill -9, which no trap sees), then exit
+#   --restore <PCI address>
+#                     give back what a run left in the device's state file
+#                     (after a kill -9, which no trap sees), then exit
 # The matrix, from the environment as make takes it: MODES (off,lazy,strict:
 # off is the identity domain here, the nearest to no translation a machine
 # with its IOMMU on has), MAPS, GRANULES, THREADS (up to the CPU count;
-# "cpus" is the count), DEPTHS, SECONDS; PACKETS and IO_SECONDS.
+# "cpus" is the count), DEPTHS, RUN_SECONDS (make's SECONDS: bash, which
+# is /bin/sh on some distributions, counts its own SECONDS); PACKETS and
+# IO_SECONDS.
 # Writes <results dir>/<mode>.log, one KTAP document per mode as a guest's
 # console (report.py and guest-results.py read it), and machine.json.
 # Exit 0: every run passed; 2: refused, the device untouched; 3: it ran,
@@ -66,7 +69,7 @@ export WB_SYSFS
 [ "${1:-}" != --document ] || document "$2"
 
 # ---- options ----
-take="" tool="" nic="" dst_mac="" block="" io_depths=1 restore_dir=""
+take="" tool="" nic="" dst_mac="" block="" io_depths=1 restore_address=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--take) take=1 ;;
@@ -75,15 +78,20 @@ while [ $# -gt 0 ]; do
 	--dst-mac) dst_mac=$2; shift ;;
 	--block) block=$2; shift ;;
 	--io-depths) io_depths=$2; shift ;;
-	--restore) restore_dir=$2; shift ;;
+	--restore) restore_address=$2; shift ;;
 	--*) refuse "unknown option $1" ;;
 	*) break ;;
 	esac
 	shift
 done
 
-if [ -n "$restore_dir" ]; then
-	STATE_FILE=$restore_dir/restore.state
+# What a run holds, per device, outside any results directory: a second
+# run, or one into another directory, must not take the kit's own leftover
+# binding for the device's own.
+STATE_DIR=${WB_STATE_DIR:-/run/wb-hw-kit}
+if [ -n "$restore_address" ]; then
+	[ "$WB_SYSFS" != /sys ] || [ "$(id -u)" = 0 ] || refuse "run me as root"
+	STATE_FILE=$STATE_DIR/$restore_address.state
 	[ -f "$STATE_FILE" ] || refuse "no $STATE_FILE: nothing to give back"
 	restore
 	exit
@@ -101,9 +109,8 @@ WB_CPUS=$(list_count "$(cat "$WB_SYSFS/devices/system/cpu/online")")
 export WB_CPUS
 MODES=${MODES:-$WB_MODE_DIRECT,$WB_MODE_LAZY,$WB_MODE_STRICT}
 MAPS=${MAPS:-single} GRANULES=${GRANULES:-1,16,64,256,1024} THREADS=${THREADS:-1,2}
-# SECONDS as make names it: a plain variable in dash and busybox sh.
-# shellcheck disable=SC3028
-DEPTHS=${DEPTHS:-1,64} SECONDS_RUN=${SECONDS:-1}
+DEPTHS=${DEPTHS:-1,64} SECONDS_RUN=${RUN_SECONDS:-1}
+case $SECONDS_RUN in '' | *[!0-9]* | 0) refuse "RUN_SECONDS=$SECONDS_RUN: a whole number of seconds, 1 or more" ;; esac
 THREADS=$(echo "$THREADS" | sed "s/cpus/$WB_CPUS/g")
 refuse_matrix
 describe "$out" "$address" "" ""
@@ -116,8 +123,13 @@ refuse_device "$address" "$take"
 [ "$WB_SYSFS" != /sys ] || grep -q ' /sys/kernel/debug debugfs ' "$PROC/mounts" ||
 	mount -t debugfs debugfs /sys/kernel/debug
 
+state=$STATE_DIR/$address.state
+[ ! -e "$state" ] ||
+	refuse "a run left $address held ($state): hw-run.sh --restore $address first"
+
 # ---- from here on, everything is given back ----
-hold_device "$dev" "$out/restore.state"
+mkdir -p "$STATE_DIR"
+hold_device "$dev" "$state"
 steps=$(run_steps "$nic" "$block")
 step_args "$nic" "$dst_mac" "$block" "$io_depths"
 export WB_DEVICE="$address"

@@ -99,7 +99,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "randread: queue depth 1..%d, seconds at least 1\n", MAX_DEPTH);
 		return 2;
 	}
-	fd = open(argv[1], O_RDONLY | O_DIRECT);
+	/*
+	 * O_EXCL on a block device claims it: the kernel refuses (EBUSY) one
+	 * that is mounted, swapped on or held by md, LVM or dm-crypt, whatever
+	 * name it is given by. Read-only besides.
+	 */
+	fd = open(argv[1], O_RDONLY | O_DIRECT | O_EXCL);
 	if (fd < 0)
 		fail(argv[1]);
 	if (ioctl(fd, BLKGETSIZE64, &size))

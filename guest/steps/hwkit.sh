@@ -34,8 +34,8 @@ done
 tolerance=$(wb_arg hwkit_tolerance 10)
 # The boot's matrix, as make's variables the kit reads.
 MAPS=$(wb_arg maps single) GRANULES=$(wb_arg granules 1) THREADS=$(wb_arg threads 1)
-DEPTHS=$(wb_arg depths 1) SECONDS=$(wb_arg seconds 1)
-export MAPS GRANULES THREADS DEPTHS SECONDS
+DEPTHS=$(wb_arg depths 1) RUN_SECONDS=$(wb_arg seconds 1)
+export MAPS GRANULES THREADS DEPTHS RUN_SECONDS
 # Reading the JSON lines is slow under TCG: the bench step's own limits.
 RUN_LIMIT=600
 
@@ -176,7 +176,7 @@ test_kill() {
 	bind_benchmark_device >/dev/null
 	before=$(state)
 	rm -rf "$WORK/kill"
-	MODES=$mode GRANULES=1 THREADS=1 DEPTHS=1 SECONDS=30 \
+	MODES=$mode GRANULES=1 THREADS=1 DEPTHS=1 RUN_SECONDS=30 \
 		sh "$KIT" --take --tool series "$addr" "$WORK/kill" >"$WORK/kill.txt" 2>&1 &
 	pid=$!
 	# Killed during its first run, a second after the tool started (the

@@ -69,14 +69,32 @@ restore() {
 	else
 		sysfs_write "$dev/driver_override" "$saved_override" || true
 	fi
-	if [ -n "$saved_driver" ]; then
-		sysfs_write "$WB_SYSFS/bus/pci/drivers_probe" "$saved_device" 2>/dev/null || true
-		if [ "$(link_name "$dev/driver")" != "$saved_driver" ]; then
-			say "$saved_device is not back on $saved_driver: echo $saved_device >/sys/bus/pci/drivers/$saved_driver/bind"
-			rm -f "$STATE_FILE"
-			return 1
-		fi
+	[ -z "$saved_driver" ] ||
+		sysfs_write "$WB_SYSFS/bus/pci/drivers_probe" "$saved_device" 2>/dev/null
+	# The state file goes only once all three read back as they were: a
+	# --restore may then try again.
+	if ! given_back "$dev"; then
+		say "$saved_device is not as it was; what is left to give back stays in $STATE_FILE"
+		return 1
 	fi
 	rm -f "$STATE_FILE"
 	say "$saved_device given back (driver ${saved_driver:-none}, driver_override $saved_override, type ${saved_type:-none})"
+}
+
+# Whether the device reads back as the state file saved it; says what not.
+given_back() { # <sysfs device dir>
+	local ok=0
+	if [ "$(link_name "$1/driver")" != "$saved_driver" ]; then
+		say "driver: $(link_name "$1/driver" || true), not ${saved_driver:-none}"
+		ok=1
+	fi
+	if [ "$(cat "$1/driver_override")" != "$saved_override" ]; then
+		say "driver_override: $(cat "$1/driver_override"), not $saved_override"
+		ok=1
+	fi
+	if [ -n "$saved_type" ] && [ "$(cat "$1/iommu_group/type")" != "$saved_type" ]; then
+		say "group type: $(cat "$1/iommu_group/type"), not $saved_type"
+		ok=1
+	fi
+	return "$ok"
 }

@@ -28,14 +28,20 @@ refuse_device() { # <PCI address> <take>
 }
 
 # The block device the workload reads: there, and neither mounted, swapped
-# on nor held (a partition of it neither).
+# on nor held (a partition of it neither), by whatever name it is given
+# (a /dev/disk/by-id/ link is its device's name here). randread opens it
+# O_EXCL besides, which the kernel refuses for any of these.
 refuse_block() { # <block device>
-	local block=$1 name=${1##*/}
+	local block=$1 name
+	name=$(readlink -f "$block" 2>/dev/null || echo "$block")
+	name=${name##*/}
 	[ -b "$block" ] || [ -e "$WB_SYSFS/class/block/$name" ] || refuse "no block device $block"
 	! awk -v n="$name" '{ sub("^/dev/", "", $1) } index($1, n) == 1 { found = 1 } END { exit !found }' \
 		"$PROC/mounts" "$PROC/swaps" || refuse "$block (or a partition of it) is mounted or swapped on"
-	[ -z "$(ls "$WB_SYSFS/class/block/$name/holders" 2>/dev/null)" ] ||
-		refuse "$block is held by $(ls "$WB_SYSFS/class/block/$name/holders")"
+	for holders in "$WB_SYSFS/class/block/$name/holders" "$WB_SYSFS/class/block/$name"/"$name"*/holders; do
+		[ -z "$(ls "$holders" 2>/dev/null)" ] ||
+			refuse "$block (or a partition of it) is held by $(ls "$holders")"
+	done
 }
 
 # The NIC pktgen sends from: there, and carrying no address unless <take>.

@@ -29,7 +29,7 @@ ADDR = "0000:00:04.0"
 OTHER = "0000:00:05.0"
 # The matrix of most tests: small, quick (the stand-in tool sleeps -s).
 MATRIX = {"MODES": "off,lazy,strict", "GRANULES": "1,16", "THREADS": "1,2", "DEPTHS": "1",
-          "SECONDS": "0"}
+          "RUN_SECONDS": "1"}
 
 
 def put(path, text):
@@ -101,10 +101,11 @@ class FakeMachine(unittest.TestCase):
 
     def env(self, **more):
         env = dict(os.environ, WB_SYSFS=self.sys, WB_PROC=self.proc,
+                   WB_STATE_DIR=os.path.join(self.tmp, "state"),
                    WB_SYSFS_HOOK=os.path.join(HERE, "fake_kernel.py"),
                    WB_FAKE_PIDS=os.path.join(self.tmp, "pids"),
                    PATH=os.path.join(HERE, "bin") + os.pathsep + os.environ["PATH"])
-        for name in ("MODES", "MAPS", "GRANULES", "THREADS", "DEPTHS", "SECONDS", "WB_DIR",
+        for name in ("MODES", "MAPS", "GRANULES", "THREADS", "DEPTHS", "RUN_SECONDS", "WB_DIR",
                      "WB_ARGS", "WB_DEVICE"):
             env.pop(name, None)
         env.update(MATRIX)
@@ -149,7 +150,7 @@ class FakeMachine(unittest.TestCase):
         self.assertEqual(self.override(), override)
         if group_type:
             self.assertEqual(self.group_type(), group_type)
-        self.assertFalse(os.path.exists(os.path.join(self.out, "restore.state")))
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "state", ADDR + ".state")))
 
 
 class RefusalTest(FakeMachine):
@@ -285,7 +286,7 @@ class SignalTest(FakeMachine):
 
     def start(self):
         kit = subprocess.Popen(self.command("--take", ADDR, self.out),
-                               env=self.env(SECONDS="30", MODES="strict"),
+                               env=self.env(RUN_SECONDS="30", MODES="strict"),
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         deadline = time.time() + 30
         pids = os.path.join(self.tmp, "pids")
@@ -318,7 +319,13 @@ class SignalTest(FakeMachine):
             except OSError:
                 pass
         self.assertEqual(self.driver(), "dma_map_benchmark")
-        run = subprocess.run(self.command("--restore", self.out), env=self.env(),
+        # A second run before --restore would save the kit's own binding as
+        # the device's: refused, the device untouched.
+        again = self.run_kit("--take")
+        self.assertEqual(again.returncode, 2, again.stdout + again.stderr)
+        self.assertIn(f"--restore {ADDR} first", again.stdout + again.stderr)
+        self.assertEqual(self.driver(), "dma_map_benchmark")
+        run = subprocess.run(self.command("--restore", ADDR), env=self.env(),
                              capture_output=True, text=True, timeout=60)
         self.assertEqual(run.returncode, 0, run.stderr)
         self.assert_given_back(group_type="DMA-FQ")
