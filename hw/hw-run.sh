@@ -97,6 +97,7 @@ if [ -n "$restore_address" ]; then
 	exit
 fi
 
+case $tool in "" | series | 7.3) ;; *) refuse "--tool $tool: series or 7.3" ;; esac
 [ $# = 2 ] || refuse "usage: hw-run.sh [--take] [--tool series|7.3] [--nic <if> [--dst-mac <mac>]] [--block <dev> [--io-depths <list>]] <PCI address> <results dir>"
 address=$1 out=$2
 dev=$WB_SYSFS/bus/pci/devices/$address

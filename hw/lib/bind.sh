@@ -43,7 +43,9 @@ STATE
 # a file so that --restore can do the same after a kill -9.
 restore() {
 	[ -n "$STATE_FILE" ] && [ -f "$STATE_FILE" ] || return 0
-	# Give back all there is to give back, whatever fails on the way.
+	# Give back all there is to give back, whatever fails on the way: a
+	# second Ctrl-C, or a closed pipe to tee, must not cut it short.
+	trap '' INT TERM HUP PIPE
 	set +e
 	# shellcheck source=/dev/null disable=SC2154 # saved_*: the state file's
 	. "$STATE_FILE"

@@ -159,7 +159,8 @@ class RefusalTest(FakeMachine):
         self.assertEqual(run.returncode, 2, run.stderr)
         self.assertIn(says, run.stderr)
         self.assert_given_back()
-        self.assertEqual([n for n in os.listdir(self.out) if n.endswith(".log")], [])
+        logs = os.listdir(self.out) if os.path.isdir(self.out) else []
+        self.assertEqual([n for n in logs if n.endswith(".log")], [])
         self.assertFalse(os.path.exists(os.path.join(self.tmp, "machine", "events")))
 
     def test_a_device_with_a_driver_is_refused_without_take(self):
@@ -183,6 +184,14 @@ class RefusalTest(FakeMachine):
     def test_a_mounted_block_device_is_refused(self):
         put(f"{self.sys}/class/block/sda/size", "0")
         self.assert_refused(self.run_kit("--take", "--block", "/dev/sda"), "is mounted")
+
+    def test_an_unknown_tool_is_refused_before_the_device_is_taken(self):
+        self.assert_refused(self.run_kit("--take", "--tool", "7.2"), "--tool 7.2: series or 7.3")
+
+    def test_a_partition_held_is_refused(self):
+        put(f"{self.sys}/class/block/sdc/sdc1/holders/md0/dev", "")
+        self.assert_refused(self.run_kit("--take", "--block", "/dev/sdc"),
+                            "(or a partition of it) is held by md0")
 
     def test_a_held_block_device_is_refused(self):
         put(f"{self.sys}/class/block/sdb/holders/dm-0/dev", "")
