@@ -41,6 +41,8 @@
 #
 # The parts of check (check-tests runs them all, without the summary line),
 # each runnable alone; results in build/check/results:
+#   make check-space        build/ has room for make check (CHECK_SPACE_GIB;
+#                           make's own is 'make space', SPACE_GIB): both run first
 #   make check-series       each patch applies in order; checkpatch --strict
 #   make check-posting      make posting with a test sender
 #   make check-shell        shellcheck of every workbench script
@@ -197,9 +199,19 @@ ktap_helpers = $(BUILD)/$(TREE_$(1))/linux/tools/testing/selftests/kselftest/kta
 .PHONY: all per-patch report workloads check check-tests check-series check-posting check-shell check-pristine tree export posting \
 	check-breaks-apply check-results check-report \
 	apply check-bisect check-breaks check-iommupt check-iova-uml check-parsers check-debug check-debug-tests check-deps reset-tree \
-	insns clean-results clean hw-kit hw-report check-hw FORCE
+	insns clean-results clean hw-kit hw-report check-hw space check-space FORCE
 
-all: report
+all: space report
+
+# A run that cannot fit on the disk stops here, naming how much to free,
+# not half-way with "No space left on device" in every later stage. The
+# GiB each takes in build/ (make check measured at its peak, docs/testing.md).
+SPACE_GIB ?= 16
+CHECK_SPACE_GIB ?= 12
+space:
+	@scripts/space.sh $(BUILD) $(SPACE_GIB) make
+check-space:
+	@scripts/space.sh $(BUILD) $(CHECK_SPACE_GIB) "make check"
 
 ## 1. Packages, the pristine tree and the series on it
 
@@ -357,7 +369,7 @@ clean-results:
 
 ## 4. Tests: the series, the workbench, each architecture's build and boot
 
-check: $(STATE)/deps
+check: check-space $(STATE)/deps
 	@mkdir -p $(dir $(CHECK))
 	@rm -f $(CHECK)
 	@rc=0; $(MAKE) --no-print-directory -k check-tests || rc=$$?; \

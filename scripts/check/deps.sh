@@ -44,3 +44,6 @@ if ! findmnt "$root/proc" >/dev/null && ! mount -t proc proc "$root/proc"; then
 fi
 chroot "$root" bash /wb/scripts/deps.sh
 say "a fresh Debian 12 has every command the workbench calls after deps.sh"
+# The root has done its job (about 2 GiB); one that failed stays to look into.
+unmount_root
+rm -rf --one-file-system "$root"
