@@ -48,9 +48,9 @@ counters_hits() { # <counter>
 }
 
 counters_on() { # <counter>...
-	: >/tmp/wb-counters
+	: >"$WB_TMP/wb-counters"
 	for fn in "$@"; do
-		echo "$fn $(counters_hits "$fn")" >>/tmp/wb-counters
+		echo "$fn $(counters_hits "$fn")" >>"$WB_TMP/wb-counters"
 		echo 1 >"$TRACING/events/wb/$fn/enable"
 	done
 }
@@ -59,7 +59,7 @@ counters_on() { # <counter>...
 counters_off() { # <counter>...
 	for fn in "$@"; do
 		echo 0 >"$TRACING/events/wb/$fn/enable"
-		start=$(awk -v f="$fn" '$1 == f { print $2 }' /tmp/wb-counters)
+		start=$(awk -v f="$fn" '$1 == f { print $2 }' "$WB_TMP/wb-counters")
 		printf '"%s":%s,' "$fn" $(($(counters_hits "$fn") - start))
 	done
 }

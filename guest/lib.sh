@@ -8,6 +8,10 @@ WB_DIR=${WB_DIR:-/wb}
 # The sysfs the steps read and write: another root only for the kit's tests
 # on a fake tree (tests/hw/).
 WB_SYSFS=${WB_SYSFS:-/sys}
+# The steps' scratch files: /tmp in the guests; the kit's own directory on a
+# machine, where root writing fixed names in /tmp would follow whatever
+# another user left there.
+WB_TMP=${WB_TMP:-/tmp}
 
 # The result protocol the host reads: modes, markers, JSON kinds, counters.
 # shellcheck source=guest/protocol.sh
@@ -90,11 +94,11 @@ ktap_subtest() { # <name> <command> [args...]
 RUN_LIMIT=60
 
 # Run a program under the time limit, its output as KTAP diagnostic lines;
-# <program>'s exit status is returned and its output left in /tmp/run.out.
+# <program>'s exit status is returned and its output left in $WB_TMP/run.out.
 run_limited() { # <program> [args...]
 	local rc=0
-	timeout -k 10 "$RUN_LIMIT" "$@" >/tmp/run.out 2>&1 || rc=$?
-	sed 's/^/# /' /tmp/run.out
+	timeout -k 10 "$RUN_LIMIT" "$@" >"$WB_TMP/run.out" 2>&1 || rc=$?
+	sed 's/^/# /' "$WB_TMP/run.out"
 	return "$rc"
 }
 

@@ -79,12 +79,12 @@ bench_run() { # <map> <granule> <threads> <depth>
 	[ -z "$v2" ] || args="-j -m $1 -D $4"
 	# shellcheck disable=SC2086 # $args is a list of options
 	timeout -k 10 "$RUN_LIMIT" dma_map_benchmark -s "$seconds" -t "$3" -g "$2" $args \
-		>/tmp/run.out 2>&1 || timed_rc=$?
+		>"$WB_TMP/run.out" 2>&1 || timed_rc=$?
 	if [ "$timed_rc" = 0 ]; then
-		timed=$(tool_json /tmp/run.out)
-		[ "$timed" != null ] || { sed 's/^/# /' /tmp/run.out; ok=1; }
+		timed=$(tool_json "$WB_TMP/run.out")
+		[ "$timed" != null ] || { sed 's/^/# /' "$WB_TMP/run.out"; ok=1; }
 	else
-		sed 's/^/# /' /tmp/run.out
+		sed 's/^/# /' "$WB_TMP/run.out"
 		ok=1
 	fi
 	if [ -n "$v2" ] && [ -n "$counters" ] && [ "$timed_rc" = 0 ]; then
@@ -93,10 +93,10 @@ bench_run() { # <map> <granule> <threads> <depth>
 		invalidations_on
 		# shellcheck disable=SC2086
 		timeout -k 10 "$RUN_LIMIT" dma_map_benchmark -s "$counted_seconds" -t "$3" -g "$2" $args \
-			>/tmp/count.out 2>&1 || rc=$?
+			>"$WB_TMP/count.out" 2>&1 || rc=$?
 		# shellcheck disable=SC2086
-		counted="{$(counters_off $counters)$(invalidations_off)\"rc\":$rc,\"result\":$(tool_json /tmp/count.out)}"
-		[ "$rc" = 0 ] || { sed 's/^/# /' /tmp/count.out; ok=1; }
+		counted="{$(counters_off $counters)$(invalidations_off)\"rc\":$rc,\"result\":$(tool_json "$WB_TMP/count.out")}"
+		[ "$rc" = 0 ] || { sed 's/^/# /' "$WB_TMP/count.out"; ok=1; }
 		! counted_lost "$counted" || ok=1
 	fi
 	run_json "$@" "\"rc\":$timed_rc,\"timed\":${timed:-null},\"counted\":$counted"

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # The hardware kit's runner (hw-run.sh): holding the device and giving it
 # back. What the run will change is saved in a state file first (its
-# driver, driver_override and group type), the traps give it back on every
+# driver, driver_override and group type, and tracing_on, which the
+# counters turn off machine-wide), the traps give it back on every
 # exit, signals included, and --restore gives it back from the file after a
 # kill -9, which no trap sees. Sourced by hw-run.sh.
 
@@ -10,6 +11,8 @@
 # leader of the mode running now, if one is.
 STATE_FILE=""
 child=""
+# The run's scratch directory (WB_TMP), made once the device is held.
+scratch=""
 
 # The processes of session <sid> (the real /proc's: they are this run's),
 # what timeout moved into process groups of their own among them.
@@ -32,7 +35,11 @@ saved_device='${1##*/}'
 saved_driver='$(link_name "$1/driver")'
 saved_override='$(cat "$1/driver_override")'
 saved_type='$(cat "$1/iommu_group/type")'
+saved_tracing_on='$(cat "$TRACING/tracing_on" 2>/dev/null)'
 STATE
+	scratch=$(mktemp -d "${TMPDIR:-/tmp}/wb-hw-kit.XXXXXX")
+	WB_TMP=$scratch
+	export WB_TMP
 	trap 'restore || exit 1' EXIT
 	trap 'exit 143' TERM
 	trap 'exit 130' INT
@@ -56,6 +63,10 @@ restore() {
 		child=""
 	fi
 	counters_teardown
+	# counters_setup turned tracing off for the whole machine.
+	# shellcheck disable=SC2154 # the state file's
+	[ -z "$saved_tracing_on" ] || echo "$saved_tracing_on" >"$TRACING/tracing_on" 2>/dev/null
+	[ -z "$scratch" ] || rm -rf "$scratch"
 	# shellcheck disable=SC2154 # the state file's
 	dev=$WB_SYSFS/bus/pci/devices/$saved_device
 	# Unbinding dma_map_benchmark ends a run in progress (ENODEV).

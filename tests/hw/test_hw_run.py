@@ -224,6 +224,31 @@ class RunTest(FakeMachine):
         self.assertNotIn("refused", " ".join(events))
         self.assertEqual(events[-2:], ["override 0000:00:04.0 (null)", "bind 0000:00:04.0 e1000e"])
 
+    def test_tracing_and_the_scratch_directory_are_given_back(self):
+        """The counters turn tracing off machine-wide and the steps write
+        their scratch files in a directory of the run's own: a normal end
+        turns tracing on again and removes the directory."""
+        tracing = f"{self.sys}/kernel/tracing"
+        put(f"{tracing}/tracing_on", "1")
+        put(f"{tracing}/kprobe_events", "")
+        put(f"{tracing}/kprobe_profile", "")
+        counted = subprocess.run(["sh", "-c", f". {ROOT}/guest/protocol.sh; echo $WB_COUNTED"],
+                                 capture_output=True, text=True, check=True).stdout.split()
+        for counter in counted:
+            put(f"{tracing}/events/wb/{counter}/enable", "0")
+        scratch = os.path.join(self.tmp, "scratch")
+        os.makedirs(scratch)
+        run = self.run_kit("--take", MODES="lazy", TMPDIR=scratch)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assert_given_back()
+        # The runs were counted: the counters had turned tracing off.
+        runs = self.runs("lazy")
+        self.assertTrue(runs)
+        for r in runs:
+            self.assertTrue(set(counted) <= set(r["counted"] or {}), r)
+        self.assertEqual(self.read(f"{tracing}/tracing_on"), "1")
+        self.assertEqual(os.listdir(scratch), [])
+
     def test_an_unbound_device_needs_no_take_and_stays_unbound(self):
         os.unlink(f"{self.sys}/bus/pci/devices/{ADDR}/driver")
         put(f"{self.sys}/bus/pci/devices/{ADDR}/driver_override", "vfio-pci")
