@@ -57,6 +57,7 @@ type_mode() { # <type>
 }
 start_type=$(domain_type "$dev")
 mode=$(type_mode "$start_type")
+echo "# edu $addr: group type $start_type (mode $mode)"
 # The mode restore and kill switch the group to, and its type.
 case $start_type in
 DMA-FQ) other=$WB_MODE_STRICT other_type=DMA ;;
@@ -88,7 +89,7 @@ kit() { # <dir> [options...]
 # "<map> <granule> <threads> <depth> <domain> <rc> <value>..." of each run
 # object of a console, sorted: the values are the timed run's map and unmap
 # mean, p50 and p99 (ns), then each counter of WB_COUNTED of its counted run
-# ("-" for one the run lacks).
+# per 1000 of that run's operations ("-" for one the run lacks).
 rows() { # <console>
 	run_objects "$1" | awk -v counters="$WB_COUNTED" '
 		function member(text, name, quoted,   pattern) {
@@ -100,6 +101,12 @@ rows() { # <console>
 			if (!match(text, "\"" name "\":[{][^}]*[}]")) return ""
 			return substr(text, RSTART, RLENGTH)
 		}
+		# Calls per 1000 operations: a counted run lasts a second, whatever
+		# number of operations fit in it.
+		function per_1000(calls, ops) {
+			if (calls == "-" || ops == "-" || ops == 0) return "-"
+			return int(calls * 1000 / ops + 0.5)
+		}
 		function stats(text, op,   p) {
 			p = part(text, op)
 			return member(p, "mean_ns") " " member(p, "p50_ns") " " member(p, "p99_ns")
@@ -110,9 +117,10 @@ rows() { # <console>
 			line = member($0, "map", 1) " " member($0, "granule") " " member($0, "threads") " " \
 				member($0, "depth") " " member($0, "domain", 1) " " member($0, "rc") " " \
 				stats(timed, "map") " " stats(timed, "unmap")
+			ops = member(counted, "ops")
 			n = split(counters, c, " ")
 			for (i = 1; i <= n; i++)
-				line = line " " (index($0, "\"counted\":") ? member(counted, c[i]) : "-")
+				line = line " " (index($0, "\"counted\":") ? per_1000(member(counted, c[i]), ops) : "-")
 			print line
 		}' | sort
 }
