@@ -74,7 +74,9 @@ QI_EVENT=$QI_TRACE/events/intel_iommu/qi_submit
 invalidations_on() {
 	[ -d "$TRACING/events/intel_iommu/qi_submit" ] || return 0
 	mkdir -p "$QI_TRACE"
-	echo 16384 >"$QI_TRACE/buffer_size_kb"
+	# buffer_size_kb is per CPU: 16 MiB each, at most 256 MiB in all on a
+	# machine of many CPUs (WB_CPUS: the kit's count; a guest has few).
+	echo $((${WB_CPUS:-1} > 16 ? 262144 / WB_CPUS : 16384)) >"$QI_TRACE/buffer_size_kb"
 	: >"$QI_TRACE/trace"
 	echo 'qw0 & 2' >"$QI_EVENT/filter"
 	echo 1 >"$QI_EVENT/enable"
