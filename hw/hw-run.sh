@@ -120,13 +120,15 @@ describe "$out" "$address" "" ""
 refuse_device "$address" "$take"
 [ -z "$block" ] || refuse_block "$block"
 [ -z "$nic" ] || refuse_nic "$nic" "$take"
-# dma_map_benchmark's runs go through debugfs.
-[ "$WB_SYSFS" != /sys ] || grep -q ' /sys/kernel/debug debugfs ' "$PROC/mounts" ||
-	mount -t debugfs debugfs /sys/kernel/debug
-
 state=$STATE_DIR/$address.state
 [ ! -e "$state" ] ||
 	refuse "a run left $address held ($state): hw-run.sh --restore $address first"
+# The probes, the trace and tracing_on are the machine's, not the device's:
+# one run at a time, or one would give back what the other still uses.
+for held in "$STATE_DIR"/*.state; do
+	[ ! -e "$held" ] ||
+		refuse "another run holds ${held##*/} ($held): one run at a time, its counters count the whole machine"
+done
 
 # ---- from here on, everything is given back ----
 mkdir -p "$STATE_DIR"

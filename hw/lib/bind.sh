@@ -14,11 +14,34 @@ child=""
 # The run's scratch directory (WB_TMP), made once the device is held.
 scratch=""
 
-# The processes of session <sid> (the real /proc's: they are this run's),
-# what timeout moved into process groups of their own among them.
+# The live processes of session <sid> (the real /proc's: they are this
+# run's), what timeout moved into process groups of their own among them;
+# not its zombies, which only wait for their parent.
 session_pids() { # <sid>
 	cat /proc/[0-9]*/stat 2>/dev/null |
-		awk -v sid="$1" '{ pid = $1; sub(/.*\) /, ""); if ($4 == sid) print pid }'
+		awk -v sid="$1" '{ pid = $1; sub(/.*\) /, ""); if ($4 == sid && $1 != "Z") print pid }'
+}
+
+# End the processes of session <sid>: TERM, 10 s to end, then KILL, 2 s
+# more. A tool stuck in the kernel ends with neither: it is named and not
+# waited for, so that what can be given back still is.
+end_session() { # <sid>
+	local left tries=0
+	left=$(session_pids "$1" | tr '\n' ' ')
+	# shellcheck disable=SC2086 # a list
+	[ -z "$left" ] || kill -s TERM $left 2>/dev/null
+	while [ -n "$left" ] && [ "$tries" -lt 60 ]; do
+		sleep 0.2
+		tries=$((tries + 1))
+		left=$(session_pids "$1" | tr '\n' ' ')
+		# shellcheck disable=SC2086 # a list
+		[ -z "$left" ] || [ "$tries" -lt 50 ] || kill -s KILL $left 2>/dev/null
+	done
+	if [ -n "$left" ]; then
+		say "processes ${left% } of the run did not end (stuck in the kernel?); giving back the rest"
+		return
+	fi
+	wait "$1" 2>/dev/null
 }
 
 unbind_device() { # <sysfs device dir>
@@ -26,11 +49,29 @@ unbind_device() { # <sysfs device dir>
 	sysfs_write "$1/driver/unbind" "${1##*/}"
 }
 
-# Save what the device at <sysfs device dir> is now in <state file>, and
-# from here on give it back on every exit.
+# Mount debugfs (dma_map_benchmark's runs go through it) and tracefs (the
+# counters) where the machine has not; print the mount points mounted.
+mount_what_runs_need() {
+	[ "$WB_SYSFS" = /sys ] || return 0
+	if ! grep -q ' /sys/kernel/debug debugfs ' "$PROC/mounts" &&
+		mount -t debugfs debugfs /sys/kernel/debug; then
+		printf '%s ' /sys/kernel/debug
+	fi
+	if ! grep -q ' /sys/kernel/tracing tracefs ' "$PROC/mounts" &&
+		mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null; then
+		printf '%s ' /sys/kernel/tracing
+	fi
+}
+
+# Save what the device at <sysfs device dir> is now in <state file>, with
+# what the run changes on the machine (the mounts it makes, tracing_on once
+# tracefs is there), and from here on give it back on every exit.
 hold_device() { # <sysfs device dir> <state file>
+	local mounted
 	STATE_FILE=$2
+	mounted=$(mount_what_runs_need)
 	cat >"$STATE_FILE" <<STATE
+saved_mounts='$mounted'
 saved_device='${1##*/}'
 saved_driver='$(link_name "$1/driver")'
 saved_override='$(cat "$1/driver_override")'
@@ -57,9 +98,7 @@ restore() {
 	# shellcheck source=/dev/null disable=SC2154 # saved_*: the state file's
 	. "$STATE_FILE"
 	if [ -n "$child" ]; then
-		# shellcheck disable=SC2046 # a list
-		kill -s TERM $(session_pids "$child") 2>/dev/null
-		wait "$child" 2>/dev/null
+		end_session "$child"
 		child=""
 	fi
 	counters_teardown
@@ -90,6 +129,10 @@ restore() {
 		say "$saved_device is not as it was; what is left to give back stays in $STATE_FILE"
 		return 1
 	fi
+	# shellcheck disable=SC2154 # the state file's
+	for mount_point in $saved_mounts; do
+		umount "$mount_point" 2>/dev/null || say "could not unmount $mount_point (the kit mounted it)"
+	done
 	rm -f "$STATE_FILE"
 	say "$saved_device given back (driver ${saved_driver:-none}, driver_override $saved_override, type ${saved_type:-none})"
 }

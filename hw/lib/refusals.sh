@@ -23,8 +23,23 @@ refuse_device() { # <PCI address> <take>
 	driver=$(link_name "$dev/driver")
 	[ -z "$driver" ] || [ -n "$take" ] ||
 		refuse "$address is in use by driver $driver: --take takes it (it is given back at the end)"
+	[ -z "$driver" ] || refuse_lifeline "$address"
 	[ -d "$WB_SYSFS/bus/pci/drivers/dma_map_benchmark" ] ||
 		refuse "this kernel has no dma_map_benchmark driver (CONFIG_DMA_MAP_BENCHMARK)"
+}
+
+# Why the block device <name> (or a partition of it) is in use: mounted,
+# swapped on or held; nothing when it is not.
+block_in_use() { # <name>
+	local holders
+	if awk -v n="$1" '{ sub("^/dev/", "", $1) } index($1, n) == 1 { found = 1 } END { exit !found }' \
+		"$PROC/mounts" "$PROC/swaps"; then
+		echo "mounted or swapped on"
+		return
+	fi
+	for holders in "$WB_SYSFS/class/block/$1/holders" "$WB_SYSFS/class/block/$1"/"$1"*/holders; do
+		[ -z "$(ls "$holders" 2>/dev/null)" ] || { echo "held by $(ls "$holders")"; return; }
+	done
 }
 
 # The block device the workload reads: there, and neither mounted, swapped
@@ -32,16 +47,35 @@ refuse_device() { # <PCI address> <take>
 # (a /dev/disk/by-id/ link is its device's name here). randread opens it
 # O_EXCL besides, which the kernel refuses for any of these.
 refuse_block() { # <block device>
-	local block=$1 name
+	local block=$1 name why
 	name=$(readlink -f "$block" 2>/dev/null || echo "$block")
 	name=${name##*/}
 	[ -b "$block" ] || [ -e "$WB_SYSFS/class/block/$name" ] || refuse "no block device $block"
-	! awk -v n="$name" '{ sub("^/dev/", "", $1) } index($1, n) == 1 { found = 1 } END { exit !found }' \
-		"$PROC/mounts" "$PROC/swaps" || refuse "$block (or a partition of it) is mounted or swapped on"
-	for holders in "$WB_SYSFS/class/block/$name/holders" "$WB_SYSFS/class/block/$name"/"$name"*/holders; do
-		[ -z "$(ls "$holders" 2>/dev/null)" ] ||
-			refuse "$block (or a partition of it) is held by $(ls "$holders")"
+	why=$(block_in_use "$name")
+	[ -z "$why" ] || refuse "$block (or a partition of it) is $why"
+}
+
+# A device this machine cannot do without, which even --take does not take:
+# one whose disks are mounted, swapped on or held (the root file system's
+# controller, say), or whose interface carries the default route (the
+# session the kit was started from, often). Unbinding either can hang or
+# cut off the machine; give the kit another device.
+refuse_lifeline() { # <PCI address>
+	local address=$1 dev=$WB_SYSFS/bus/pci/devices/$1 disk name why iface
+	for disk in "$WB_SYSFS"/class/block/*; do
+		case $(readlink -f "$disk") in */"$address"/*) ;; *) continue ;; esac
+		name=${disk##*/}
+		why=$(block_in_use "$name")
+		[ -z "$why" ] || refuse "$address holds $name, which is $why: not even --take takes it"
 	done
+	for iface in "$dev"/net/*; do
+		[ -e "$iface" ] || continue
+		# /proc/net/route: the default route's destination is 00000000.
+		awk -v i="${iface##*/}" '$1 == i && $2 == "00000000" { found = 1 } END { exit !found }' \
+			"$PROC/net/route" 2>/dev/null &&
+			refuse "$address's interface ${iface##*/} carries the default route: not even --take takes it"
+	done
+	return 0
 }
 
 # The NIC pktgen sends from: there, and carrying no address unless <take>.

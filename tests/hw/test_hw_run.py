@@ -193,6 +193,33 @@ class RefusalTest(FakeMachine):
         self.assert_refused(self.run_kit("--take", "--block", "/dev/sdc"),
                             "(or a partition of it) is held by md0")
 
+    def test_a_second_run_on_another_device_is_refused(self):
+        put(os.path.join(self.tmp, "state", OTHER + ".state"), f"saved_device='{OTHER}'")
+        self.assert_refused(self.run_kit("--take"), f"another run holds {OTHER}.state")
+
+    def test_a_device_holding_a_mounted_disk_is_refused_even_with_take(self):
+        disk = f"{self.sys}/devices/pci0000:00/{ADDR}/nvme/nvme0/nvme0n1"
+        put(f"{disk}/size", "0")
+        link(os.path.relpath(disk, f"{self.sys}/class/block"), f"{self.sys}/class/block/nvme0n1")
+        put(f"{self.proc}/mounts", "/dev/nvme0n1p2 / ext4 rw 0 0")
+        self.assert_refused(self.run_kit("--take"),
+                            f"{ADDR} holds nvme0n1, which is mounted or swapped on: not even --take")
+
+    def test_a_device_carrying_the_default_route_is_refused_even_with_take(self):
+        os.makedirs(f"{self.sys}/bus/pci/devices/{ADDR}/net/eth0")
+        put(f"{self.proc}/net/route", "Iface\tDestination\tGateway\tFlags\n"
+            "eth0\t00000000\t0101A8C0\t0003\neth0\t0001A8C0\t00000000\t0001")
+        self.assert_refused(self.run_kit("--take"),
+                            f"{ADDR}'s interface eth0 carries the default route: not even --take")
+
+    def test_a_device_whose_interface_routes_no_default_is_taken(self):
+        os.makedirs(f"{self.sys}/bus/pci/devices/{ADDR}/net/eth0")
+        put(f"{self.proc}/net/route", "Iface\tDestination\tGateway\tFlags\n"
+            "eth0\t0001A8C0\t00000000\t0001")
+        run = self.run_kit("--take", MODES="lazy")
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assert_given_back()
+
     def test_a_held_block_device_is_refused(self):
         put(f"{self.sys}/class/block/sdb/holders/dm-0/dev", "")
         self.assert_refused(self.run_kit("--take", "--block", "/dev/sdb"), "is held by dm-0")
@@ -318,9 +345,9 @@ class GuestLayoutTest(FakeMachine):
 class SignalTest(FakeMachine):
     """A run ended from outside, while the tool runs."""
 
-    def start(self):
+    def start(self, **env):
         kit = subprocess.Popen(self.command("--take", ADDR, self.out),
-                               env=self.env(RUN_SECONDS="30", MODES="strict"),
+                               env=self.env(RUN_SECONDS="30", MODES="strict", **env),
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         deadline = time.time() + 30
         pids = os.path.join(self.tmp, "pids")
@@ -335,10 +362,15 @@ class SignalTest(FakeMachine):
     def test_sigterm_gives_everything_back_and_ends_the_run(self):
         kit, pids = self.start()
         self.assertEqual(self.driver(), "dma_map_benchmark")
+        sent = time.monotonic()
         kit.send_signal(signal.SIGTERM)
         _, err = kit.communicate(timeout=30)
         self.assertEqual(kit.returncode, 143, err)
+        # Ended, not run to its end: four runs of 3 s each were left.
+        self.assertLess(time.monotonic() - sent, 5, err)
         self.assert_given_back()
+        # The step's processes ended on SIGTERM (its zombies are no stuck tool).
+        self.assertNotIn("did not end", err)
         # Nothing of the step is left running: its session was ended.
         for pid in pids:
             self.assertFalse(os.path.exists(f"/proc/{pid}"), f"tool {pid} still runs")
