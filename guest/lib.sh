@@ -66,7 +66,7 @@ wb_arg_all() { # <name>
 ktap_subtest() { # <name> <command> [args...]
 	local name=$1 status
 	shift
-	status=$(mktemp)
+	status=$(mktemp "$WB_TMP/status.XXXXXX")
 	# The status is written either way: "set -e" must not end the group first.
 	{
 		if (

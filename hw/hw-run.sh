@@ -27,7 +27,9 @@
 # Writes <results dir>/<mode>.log, one KTAP document per mode as a guest's
 # console (report.py and guest-results.py read it), and machine.json.
 # Exit 0: every run passed; 2: refused, the device untouched; 3: it ran,
-# but a mode could not be set or a run failed (machine.json says which).
+# but a mode could not be set or a run failed (machine.json says which);
+# 1: something could not be given back (said; the state file stays, for
+# --restore); 143, 130, 129: ended by SIGTERM, SIGINT, SIGHUP, given back.
 # WB_SYSFS and WB_PROC root /sys and /proc, for tests on a fake tree
 # (tests/hw/; WB_SYSFS_HOOK plays the kernel there).
 # This is the driver; lib/ beside it does the work, one job a file:
@@ -102,6 +104,14 @@ case $tool in "" | series | 7.3) ;; *) refuse "--tool $tool: series or 7.3" ;; e
 address=$1 out=$2
 dev=$WB_SYSFS/bus/pci/devices/$address
 [ "$WB_SYSFS" != /sys ] || [ "$(id -u)" = 0 ] || refuse "run me as root"
+state=$STATE_DIR/$address.state
+[ ! -e "$state" ] ||
+	refuse "a run left $address held ($state): hw-run.sh --restore $address first"
+# hw-report reads every <mode>.log of a directory: one run's results each.
+# A refused run leaves only machine.json, which the next run rewrites.
+for earlier in "$out"/*.log; do
+	[ ! -e "$earlier" ] || refuse "$out holds an earlier run's results ($earlier): name another directory"
+done
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
@@ -120,9 +130,6 @@ describe "$out" "$address" "" ""
 refuse_device "$address" "$take"
 [ -z "$block" ] || refuse_block "$block"
 [ -z "$nic" ] || refuse_nic "$nic" "$take"
-state=$STATE_DIR/$address.state
-[ ! -e "$state" ] ||
-	refuse "a run left $address held ($state): hw-run.sh --restore $address first"
 # The probes, the trace and tracing_on are the machine's, not the device's:
 # one run at a time, or one would give back what the other still uses.
 for held in "$STATE_DIR"/*.state; do
@@ -154,6 +161,8 @@ for mode in $(echo "$MODES" | tr , ' '); do
 	rc=0
 	setsid sh "$0" --document "$steps" >"$out/$mode.log" 2>&1 &
 	child=$!
+	# A kill -9 leaves this session running: --restore ends it.
+	echo "saved_session='$child'" >>"$state"
 	wait "$child" || rc=$?
 	child=""
 	[ "$rc" = 0 ] || status=3

@@ -7,10 +7,11 @@
 #   rows     the bench step, the kit with the same matrix (wb.maps=, ...)
 #            in the boot's mode, the bench step again: the same runs, each
 #            of the kit's means, p50s, p99s (map and unmap) and counters
-#            within the spread of the bench step's two runs widened by
-#            wb.hwkit_tolerance= percent (default 4: the 2% two runs of one
-#            kernel differ by in docs/measurements.md, and the histogram's
-#            1/32 step; one count more or less)
+#            (per 1000 operations) within the spread of the bench step's
+#            two runs widened by wb.hwkit_tolerance= percent (default 4:
+#            the 2% two runs of one kernel differ by in
+#            docs/measurements.md, and the histogram's 1/32 step; one
+#            count more or less)
 #   busy     edu bound to dma_map_benchmark: the kit without --take refuses
 #            it and leaves it bound
 #   restore  with --take, the kit runs the boot's mode, then the other of

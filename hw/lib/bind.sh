@@ -22,6 +22,13 @@ session_pids() { # <sid>
 		awk -v sid="$1" '{ pid = $1; sub(/.*\) /, ""); if ($4 == sid && $1 != "Z") print pid }'
 }
 
+# Whether process <pid> is the leader of a mode's document (hw-run.sh
+# --document, in a session of its own).
+is_document() { # <pid>
+	[ -n "$1" ] && [ -r "/proc/$1/cmdline" ] &&
+		tr '\0' ' ' <"/proc/$1/cmdline" | grep -q -- 'hw-run.sh --document '
+}
+
 # End the processes of session <sid>: TERM, 10 s to end, then KILL, 2 s
 # more. A tool stuck in the kernel ends with neither: it is named and not
 # waited for, so that what can be given back still is.
@@ -95,8 +102,12 @@ restore() {
 	# second Ctrl-C, or a closed pipe to tee, must not cut it short.
 	trap '' INT TERM HUP PIPE
 	set +e
+	saved_session=""
 	# shellcheck source=/dev/null disable=SC2154 # saved_*: the state file's
 	. "$STATE_FILE"
+	# --restore after a kill -9: the last mode's session, if it still runs
+	# (its leader still the kit's document, not a process that took its pid).
+	[ -n "$child" ] || ! is_document "$saved_session" || child=$saved_session
 	if [ -n "$child" ]; then
 		end_session "$child"
 		child=""

@@ -11,7 +11,9 @@ cpu_model() {
 }
 
 # One JSON object per IOMMU of /sys/class/iommu: VT-d's registers and the
-# bits that matter here (ecap C: page walks snoop; cap CM: caching mode,
+# bits that matter here (ecap C: legacy-mode page walks snoop; ecap SMTS
+# and SMPWC: scalable mode, and its page walks snoop, which is the bit
+# Linux reads when it runs the unit in scalable mode; cap CM: caching mode,
 # the virtual-IOMMU case; ecap PT: identity possible); an SMMUv3's
 # features from its probe line (COHERENCY is bit 8, arm-smmu-v3.h).
 iommus() {
@@ -23,8 +25,9 @@ iommus() {
 			cap=$(cat "$unit/intel-iommu/cap") ecap=$(cat "$unit/intel-iommu/ecap")
 			printf ',"kind":"vt-d","version":%s,"cap":"0x%s","ecap":"0x%s"' \
 				"$(json_str "$(cat "$unit/intel-iommu/version")")" "$cap" "$ecap"
-			printf ',"page_walk_coherency":%s,"caching_mode":%s,"pass_through":%s' \
-				"$(bit "$ecap" 0)" "$(bit "$cap" 7)" "$(bit "$ecap" 6)"
+			printf ',"page_walk_coherency":%s,"scalable_mode":%s,"sm_page_walk_coherency":%s' \
+				"$(bit "$ecap" 0)" "$(bit "$ecap" 43)" "$(bit "$ecap" 48)"
+			printf ',"caching_mode":%s,"pass_through":%s' "$(bit "$cap" 7)" "$(bit "$ecap" 6)"
 		fi
 		printf '}'
 		sep=,

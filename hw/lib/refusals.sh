@@ -25,7 +25,7 @@ refuse_device() { # <PCI address> <take>
 		refuse "$address is in use by driver $driver: --take takes it (it is given back at the end)"
 	[ -z "$driver" ] || refuse_lifeline "$address"
 	[ -d "$WB_SYSFS/bus/pci/drivers/dma_map_benchmark" ] ||
-		refuse "this kernel has no dma_map_benchmark driver (CONFIG_DMA_MAP_BENCHMARK)"
+		refuse "this kernel has no dma_map_benchmark driver (CONFIG_DMA_MAP_BENCHMARK; modprobe dma_map_benchmark if it is a module)"
 }
 
 # Why the block device <name> (or a partition of it) is in use: mounted,

@@ -14,6 +14,11 @@ set -eu
 [ $# = 4 ] || die "usage: hw-kit.sh <tools dir> <randread> <ktap_helpers.sh> <out dir>"
 tools=$1 randread=$2 helpers=$3 out=$4
 top=$WB_SCRIPTS/..
+# A killed 'make check-breaks' can leave a break in hw/ or guest/ (one with
+# "root": "workbench"): never pack that for a real machine.
+marker=$(git -C "$top" rev-parse --absolute-git-dir 2>/dev/null)/wb-break
+[ ! -f "$marker" ] || die "break $(cat "$marker") is still applied to the workbench" \
+	"(a 'make check-breaks' was killed): 'git checkout -- hw guest && rm $marker' undoes it"
 
 rm -rf "$out" "$out.tar.gz"
 mkdir -p "$out/wb/steps" "$out/bin" "$out/lib"

@@ -50,6 +50,13 @@ def main(path):
     value = read(path)
     shadow = os.path.join(root, "..", "shadow")
     if rel[-1] == "driver_override":
+        # An empty write clears it ("(null)" when read); a written "(null)"
+        # is an override naming a driver called that, which none is.
+        literal = os.path.join(shadow, "override-" + rel[-2])
+        if value == "(null)":
+            write(literal, value)
+        elif os.path.exists(literal):
+            os.unlink(literal)
         write(path, value or "(null)")
         event(root, f"override {rel[-2]} {value or '(null)'}")
     elif rel == ["bus", "pci", "drivers_probe"]:
@@ -58,6 +65,8 @@ def main(path):
         natural = os.path.join(root, "..", "natural", value)
         driver = override if override != "(null)" else (
             read(natural) if os.path.exists(natural) else "")
+        if os.path.exists(os.path.join(shadow, "override-" + value)):
+            driver = ""
         bind(root, value, driver)
     elif rel[:3] == ["bus", "pci", "drivers"] and rel[-1] == "unbind":
         link = os.path.join(root, "bus/pci/devices", value, "driver")

@@ -193,6 +193,22 @@ class RefusalTest(FakeMachine):
         self.assert_refused(self.run_kit("--take", "--block", "/dev/sdc"),
                             "(or a partition of it) is held by md0")
 
+    def test_a_results_directory_of_an_earlier_run_is_refused(self):
+        put(os.path.join(self.out, "lazy.log"), "an earlier run")
+        run = self.run_kit("--take")
+        self.assertEqual(run.returncode, 2, run.stderr)
+        self.assertIn("holds an earlier run's results", run.stderr)
+        self.assert_given_back()
+        self.assertEqual(sorted(os.listdir(self.out)), ["lazy.log"])
+
+    def test_a_refused_run_s_directory_is_taken_again(self):
+        """A refusal leaves the machine's description and no results: the
+        same directory serves the run that follows it."""
+        self.assert_refused(self.run_kit(), "in use by driver e1000e: --take")
+        self.assertEqual(os.listdir(self.out), ["machine.json"])
+        run = self.run_kit("--take", MODES="lazy")
+        self.assertEqual(run.returncode, 0, run.stderr)
+
     def test_a_second_run_on_another_device_is_refused(self):
         put(os.path.join(self.tmp, "state", OTHER + ".state"), f"saved_device='{OTHER}'")
         self.assert_refused(self.run_kit("--take"), f"another run holds {OTHER}.state")
@@ -251,6 +267,16 @@ class RunTest(FakeMachine):
         self.assertNotIn("refused", " ".join(events))
         self.assertEqual(events[-2:], ["override 0000:00:04.0 (null)", "bind 0000:00:04.0 e1000e"])
 
+    def test_scalable_mode_s_coherency_is_described(self):
+        """Linux reads ecap SMPWC (bit 48), not C (bit 0), for a unit it runs
+        in scalable mode (SMTS, bit 43)."""
+        put(f"{self.sys}/class/iommu/dmar0/intel-iommu/ecap", "1080000f050da")
+        run = self.run_kit("--take", MODES="lazy")
+        self.assertEqual(run.returncode, 0, run.stderr)
+        vtd = self.machine_json()["machine"]["iommus"][0]
+        self.assertEqual((vtd["page_walk_coherency"], vtd["scalable_mode"],
+                          vtd["sm_page_walk_coherency"]), (False, True, True))
+
     def test_tracing_and_the_scratch_directory_are_given_back(self):
         """The counters turn tracing off machine-wide and the steps write
         their scratch files in a directory of the run's own: a normal end
@@ -275,6 +301,10 @@ class RunTest(FakeMachine):
             self.assertTrue(set(counted) <= set(r["counted"] or {}), r)
         self.assertEqual(self.read(f"{tracing}/tracing_on"), "1")
         self.assertEqual(os.listdir(scratch), [])
+        # Each probe placed is removed again (kprobe_events: "-:<group>/<event>").
+        placed = self.read(f"{tracing}/kprobe_events").splitlines()
+        for counter in counted:
+            self.assertIn(f"-:wb/{counter}", placed)
 
     def test_an_unbound_device_needs_no_take_and_stays_unbound(self):
         os.unlink(f"{self.sys}/bus/pci/devices/{ADDR}/driver")
@@ -314,6 +344,25 @@ class RunTest(FakeMachine):
         self.assertEqual(report.returncode, 0, report.stdout + report.stderr)
         with open(os.path.join(results, "bench.csv")) as f:
             self.assertEqual(len(f.readlines()), 1 + 3 * 4)
+
+
+class KitLayoutTest(unittest.TestCase):
+    def test_a_kit_is_not_laid_out_while_a_break_is_applied(self):
+        """A killed 'make check-breaks' leaves its marker and the break in
+        hw/ or guest/: hw-kit.sh must not pack that for a real machine."""
+        tmp = tempfile.mkdtemp(prefix="wb-hw-")
+        self.addCleanup(shutil.rmtree, tmp)
+        for part in ("scripts", "guest", "hw"):
+            shutil.copytree(os.path.join(ROOT, part), os.path.join(tmp, part))
+        subprocess.run(["git", "init", "-q", tmp], check=True)
+        put(os.path.join(tmp, ".git", "wb-break"), "hwkit.json: a break")
+        kit = os.path.join(tmp, "kit")
+        run = subprocess.run([os.path.join(tmp, "scripts", "build", "hw-kit.sh"), tmp, tmp,
+                              os.path.join(HERE, "ktap_helpers.sh"), kit],
+                             capture_output=True, text=True, timeout=60)
+        self.assertNotEqual(run.returncode, 0, run.stderr)
+        self.assertIn("hwkit.json: a break", run.stderr)
+        self.assertFalse(os.path.exists(kit))
 
 
 class GuestLayoutTest(FakeMachine):
@@ -376,14 +425,11 @@ class SignalTest(FakeMachine):
             self.assertFalse(os.path.exists(f"/proc/{pid}"), f"tool {pid} still runs")
 
     def test_restore_after_sigkill(self):
+        """The mode's session outlives the kit's kill -9 (no trap sees it):
+        --restore ends it as well as giving the device back."""
         kit, pids = self.start()
         kit.kill()
         kit.communicate(timeout=30)
-        for pid in pids:
-            try:
-                os.killpg(pid, signal.SIGKILL)
-            except OSError:
-                pass
         self.assertEqual(self.driver(), "dma_map_benchmark")
         # A second run before --restore would save the kit's own binding as
         # the device's: refused, the device untouched.
@@ -395,6 +441,8 @@ class SignalTest(FakeMachine):
                              capture_output=True, text=True, timeout=60)
         self.assertEqual(run.returncode, 0, run.stderr)
         self.assert_given_back(group_type="DMA-FQ")
+        for pid in pids:
+            self.assertFalse(os.path.exists(f"/proc/{pid}"), f"tool {pid} still runs")
 
 
 if __name__ == "__main__":
