@@ -140,6 +140,7 @@ done
 # ---- from here on, everything is given back ----
 mkdir -p "$STATE_DIR"
 hold_device "$dev" "$state"
+[ -z "$nic" ] || hold_nic "$nic"
 steps=$(run_steps "$nic" "$block")
 step_args "$nic" "$dst_mac" "$block" "$io_depths"
 export WB_DEVICE="$address"

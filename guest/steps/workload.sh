@@ -21,7 +21,7 @@ set -eu
 # shellcheck source=guest/lib.sh
 . "${WB_DIR:-/wb}/lib.sh"
 
-PKTGEN=/proc/net/pktgen
+PKTGEN=${WB_PROC:-/proc}/net/pktgen
 PACKETS=$(wb_arg packets 20000)
 SECONDS_IO=$(wb_arg seconds 1)
 # Time limits: a read run's seconds and a minute; pktgen, a minute and a
@@ -149,7 +149,7 @@ net_test() { # <driver> <vendor> <device> <size>
 io_test() { # <depth>
 	local name="$IO_NAME randread 4 KiB qd $1" out attempt
 	if [ ! -b "$IO_DEVICE" ]; then
-		fail "$name" "no $IO_DEVICE: the NVMe device has no bound driver"
+		fail "$name" "no block device $IO_DEVICE (the $IO_NAME device has no bound driver?)"
 		return
 	fi
 	# QEMU 7.2's NVMe model now and then loses a completion at depth 32

@@ -94,6 +94,25 @@ STATE
 	trap 'exit 129' HUP
 }
 
+# The NIC pktgen sends from (--nic): whether it is up (IFF_UP), since the
+# workload step brings it up, and pktgen's first thread takes it.
+hold_nic() { # <interface>
+	local flags
+	flags=$(cat "$WB_SYSFS/class/net/$1/flags")
+	echo "saved_nic='$1' saved_nic_up='$((flags & 1))'" >>"$STATE_FILE"
+}
+
+# pktgen's first thread lets go of the NIC (the workload step clears the
+# thread before it adds it, too); a NIC that was down goes down again.
+give_nic_back() {
+	[ -n "$saved_nic" ] || return 0
+	{ echo rem_device_all >"$PROC/net/pktgen/kpktgend_0"; } 2>/dev/null ||
+		say "could not take $saved_nic off pktgen's kpktgend_0"
+	# shellcheck disable=SC2154 # the state file's
+	[ "$saved_nic_up" = 1 ] || ip link set dev "$saved_nic" down 2>/dev/null ||
+		say "could not take $saved_nic down again (it was down)"
+}
+
 # Everything this run changed, undone; safe to call twice. The state is in
 # a file so that --restore can do the same after a kill -9.
 restore() {
@@ -102,7 +121,7 @@ restore() {
 	# second Ctrl-C, or a closed pipe to tee, must not cut it short.
 	trap '' INT TERM HUP PIPE
 	set +e
-	saved_session=""
+	saved_session="" saved_nic=""
 	# shellcheck source=/dev/null disable=SC2154 # saved_*: the state file's
 	. "$STATE_FILE"
 	# --restore after a kill -9: the last mode's session, if it still runs
@@ -117,6 +136,7 @@ restore() {
 	# shellcheck disable=SC2154 # the state file's
 	[ -z "$saved_tracing_on" ] || echo "$saved_tracing_on" >"$TRACING/tracing_on" 2>/dev/null
 	[ -z "$scratch" ] || rm -rf "$scratch"
+	give_nic_back
 	# shellcheck disable=SC2154 # the state file's
 	dev=$WB_SYSFS/bus/pci/devices/$saved_device
 	# Unbinding dma_map_benchmark ends a run in progress (ENODEV).

@@ -15,7 +15,7 @@ cpu_model() {
 # and SMPWC: scalable mode, and its page walks snoop, which is the bit
 # Linux reads when it runs the unit in scalable mode; cap CM: caching mode,
 # the virtual-IOMMU case; ecap PT: identity possible); an SMMUv3's
-# features from its probe line (COHERENCY is bit 8, arm-smmu-v3.h).
+# features: smmu() (COHERENCY is bit 8, arm-smmu-v3.h).
 iommus() {
 	sep=""
 	for unit in "$WB_SYSFS"/class/iommu/*; do
@@ -38,10 +38,22 @@ bit() { # <hex> <bit>: true or false
 	if [ $(((0x$1 >> $2) & 1)) = 1 ]; then echo true; else echo false; fi
 }
 
+# Each SMMUv3's features, from its probe line ("arm-smmu-v3 <device>: ias
+# ..., oas ... (features 0x...)"): they are in no sysfs file. An empty list
+# on an arm64 machine means the kernel's log no longer holds the lines.
 smmu() {
-	features=$(dmesg 2>/dev/null | sed -n 's/.*arm-smmu-v3.*(features \(0x[0-9a-f]*\)).*/\1/p' | head -n 1)
-	[ -n "$features" ] || return 0
-	printf ',"smmuv3":{"features":"%s","coherency":%s}' "$features" "$(bit "${features#0x}" 8)"
+	local sep=""
+	printf ',"smmuv3":['
+	dmesg 2>/dev/null |
+		sed -n 's/.*arm-smmu-v3 \([^ :]*\): .*(features \(0x[0-9a-f]*\)).*/\1 \2/p' |
+		awk '!seen[$1]++' | {
+		while read -r device features; do
+			printf '%s{"device":%s,"features":"%s","coherency":%s}' "$sep" \
+				"$(json_str "$device")" "$features" "$(bit "${features#0x}" 8)"
+			sep=,
+		done
+	}
+	printf ']'
 }
 
 # Every PCI device: address, IDs, driver, IOMMU group and its type.

@@ -78,9 +78,12 @@ refuse_lifeline() { # <PCI address>
 	return 0
 }
 
-# The NIC pktgen sends from: there, and carrying no address unless <take>.
+# The NIC pktgen sends from: there, pktgen loaded, and carrying no address
+# unless <take>.
 refuse_nic() { # <interface> <take>
 	[ -e "$WB_SYSFS/class/net/$1" ] || refuse "no network interface $1"
+	[ -e "$PROC/net/pktgen/pgctrl" ] ||
+		refuse "no $PROC/net/pktgen: --nic needs pktgen (modprobe pktgen; CONFIG_NET_PKTGEN)"
 	[ -z "$(ip -o addr show dev "$1" 2>/dev/null)" ] || [ -n "$2" ] ||
 		refuse "$1 carries addresses (in use): --take sends on it anyway"
 }

@@ -99,6 +99,12 @@ class FakeMachine(unittest.TestCase):
             link(f"../../../../kernel/iommu_groups/{group}", f"{dev}/iommu_group")
             link(f"../../../../bus/pci/devices/{addr}", f"{groups}/devices/{addr}")
 
+    def needs_fake(self, command):
+        """busybox sh runs its own applet of <command>, never the stand-in
+        on PATH (tests/hw/bin): the case runs under dash and bash."""
+        if os.environ.get("WB_TEST_SHELL", "sh").startswith("busybox"):
+            self.skipTest(f"busybox sh runs its {command} applet, not the fake one")
+
     def env(self, **more):
         env = dict(os.environ, WB_SYSFS=self.sys, WB_PROC=self.proc,
                    WB_STATE_DIR=os.path.join(self.tmp, "state"),
@@ -236,6 +242,10 @@ class RefusalTest(FakeMachine):
         self.assertEqual(run.returncode, 0, run.stderr)
         self.assert_given_back()
 
+    def test_a_nic_without_pktgen_is_refused(self):
+        put(f"{self.sys}/class/net/eth1/flags", "0x1002")
+        self.assert_refused(self.run_kit("--take", "--nic", "eth1"), "modprobe pktgen")
+
     def test_a_held_block_device_is_refused(self):
         put(f"{self.sys}/class/block/sdb/holders/dm-0/dev", "")
         self.assert_refused(self.run_kit("--take", "--block", "/dev/sdb"), "is held by dm-0")
@@ -267,6 +277,34 @@ class RunTest(FakeMachine):
         self.assertNotIn("refused", " ".join(events))
         self.assertEqual(events[-2:], ["override 0000:00:04.0 (null)", "bind 0000:00:04.0 e1000e"])
 
+    def test_a_nic_that_was_down_is_down_again(self):
+        """The workload step brings the --nic interface up and adds it to
+        pktgen's first thread: the end takes it down again and off the
+        thread. (The fake pktgen reports no result: its tests fail, exit 3.)"""
+        self.needs_fake("ip")
+        net = f"{self.sys}/class/net/eth1"
+        put(f"{net}/flags", "0x1002")
+        put(f"{self.proc}/net/pktgen/pgctrl", "")
+        run = self.run_kit("--take", "--nic", "eth1", MODES="lazy", GRANULES="1")
+        self.assertEqual(run.returncode, 3, run.stderr)
+        log = self.read(os.path.join(self.out, "lazy.log"))
+        # The step ran against the NIC: up, added to pktgen, started.
+        self.assertIn("pktgen on eth1 stalled or failed", log)
+        self.assertEqual(self.read(f"{self.proc}/net/pktgen/pgctrl"), "start")
+        self.assertEqual(self.read(f"{net}/flags"), "0x1002")
+        self.assertEqual(self.read(f"{self.proc}/net/pktgen/kpktgend_0"), "rem_device_all")
+        self.assert_given_back()
+
+    def test_a_nic_that_was_up_stays_up(self):
+        self.needs_fake("ip")
+        net = f"{self.sys}/class/net/eth1"
+        put(f"{net}/flags", "0x1003")
+        put(f"{net}/carrier", "1")
+        put(f"{self.proc}/net/pktgen/pgctrl", "")
+        run = self.run_kit("--take", "--nic", "eth1", MODES="lazy", GRANULES="1")
+        self.assertEqual(run.returncode, 3, run.stderr)
+        self.assertEqual(self.read(f"{net}/flags"), "0x1003")
+
     def test_scalable_mode_s_coherency_is_described(self):
         """Linux reads ecap SMPWC (bit 48), not C (bit 0), for a unit it runs
         in scalable mode (SMTS, bit 43)."""
@@ -276,6 +314,20 @@ class RunTest(FakeMachine):
         vtd = self.machine_json()["machine"]["iommus"][0]
         self.assertEqual((vtd["page_walk_coherency"], vtd["scalable_mode"],
                           vtd["sm_page_walk_coherency"]), (False, True, True))
+
+    def test_every_smmu_s_features_are_described(self):
+        """SMMUv3 features are in no sysfs file: each unit's probe line in
+        the kernel's log gives them, once per unit however often printed."""
+        self.needs_fake("dmesg")
+        line = "[    0.5] arm-smmu-v3 arm-smmu-v3.{}.auto: ias 44-bit, oas 44-bit (features 0x{})"
+        put(os.path.join(self.tmp, "machine", "dmesg"),
+            "\n".join([line.format(0, "00008305"), line.format(1, "00000005"),
+                       line.format(0, "00008305")]))
+        run = self.run_kit("--take", MODES="lazy")
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertEqual(self.machine_json()["machine"]["smmuv3"], [
+            {"device": "arm-smmu-v3.0.auto", "features": "0x00008305", "coherency": True},
+            {"device": "arm-smmu-v3.1.auto", "features": "0x00000005", "coherency": False}])
 
     def test_tracing_and_the_scratch_directory_are_given_back(self):
         """The counters turn tracing off machine-wide and the steps write
