@@ -69,7 +69,7 @@ class FakeMachine(unittest.TestCase):
     def machine(self, iommu=True):
         s = self.sys
         put(f"{s}/devices/system/cpu/online", "0-3")
-        put(f"{s}/devices/system/node/online", "0")
+        put(f"{s}/devices/system/node/online", "0-1")
         put(f"{s}/bus/pci/drivers_probe", "")
         for driver in ("e1000e", "dma_map_benchmark"):
             put(f"{s}/bus/pci/drivers/{driver}/unbind", "")
@@ -267,6 +267,11 @@ class RunTest(FakeMachine):
         self.assertEqual(described["tool"], "series")
         self.assertEqual(described["machine"]["cpus"], 4)
         self.assertEqual(described["machine"]["cpu"], "Fake CPU @ 1 GHz")
+        self.assertEqual(described["machine"]["numa_nodes"], 2)
+        # Written at the end of the last mode, the device still the kit's.
+        self.assertEqual(described["devices"], [
+            {"address": ADDR, "id": "0x8086:0x10d3", "driver": "dma_map_benchmark", "group": 7,
+             "type": "DMA"}])
         vtd = described["machine"]["iommus"][0]
         self.assertEqual((vtd["caching_mode"], vtd["page_walk_coherency"], vtd["pass_through"]),
                          (False, False, True))
@@ -460,6 +465,22 @@ class SignalTest(FakeMachine):
         kit.kill()
         self.fail("the tool never ran")
 
+    def assert_ended(self, pids):
+        """Each tool process has ended: gone, or a zombie its new parent has
+        yet to reap (a SIGKILLed one can be for a moment)."""
+        for pid in pids:
+            state = ""
+            for _ in range(20):
+                try:
+                    with open(f"/proc/{pid}/stat") as f:
+                        state = f.read().rsplit(")", 1)[1].split()[0]
+                except FileNotFoundError:
+                    state = "gone"
+                if state in ("gone", "Z"):
+                    break
+                time.sleep(0.1)
+            self.assertIn(state, ("gone", "Z"), f"tool {pid} still runs")
+
     def test_sigterm_gives_everything_back_and_ends_the_run(self):
         kit, pids = self.start()
         self.assertEqual(self.driver(), "dma_map_benchmark")
@@ -473,8 +494,35 @@ class SignalTest(FakeMachine):
         # The step's processes ended on SIGTERM (its zombies are no stuck tool).
         self.assertNotIn("did not end", err)
         # Nothing of the step is left running: its session was ended.
-        for pid in pids:
-            self.assertFalse(os.path.exists(f"/proc/{pid}"), f"tool {pid} still runs")
+        self.assert_ended(pids)
+
+    def test_sigint_and_sighup_give_everything_back(self):
+        for sig, status in ((signal.SIGINT, 130), (signal.SIGHUP, 129)):
+            with self.subTest(signal=sig.name):
+                # A directory and a pid list of this run's own.
+                self.out = os.path.join(self.tmp, f"out-{sig.name}")
+                if os.path.exists(os.path.join(self.tmp, "pids")):
+                    os.unlink(os.path.join(self.tmp, "pids"))
+                kit, pids = self.start()
+                kit.send_signal(sig)
+                _, err = kit.communicate(timeout=30)
+                self.assertEqual(kit.returncode, status, err)
+                self.assert_given_back()
+                self.assert_ended(pids)
+
+    def test_a_second_signal_does_not_cut_the_giving_back_short(self):
+        """A person pressing Ctrl-C again while the kit waits for a tool
+        that ignores SIGTERM (SIGKILL follows 10 s on) must not leave the
+        device bound to dma_map_benchmark."""
+        kit, pids = self.start(WB_FAKE_STUBBORN="1")
+        kit.send_signal(signal.SIGTERM)
+        time.sleep(1)
+        kit.send_signal(signal.SIGINT)
+        kit.send_signal(signal.SIGTERM)
+        _, err = kit.communicate(timeout=40)
+        self.assert_given_back()
+        self.assertEqual(kit.returncode, 143, err)
+        self.assert_ended(pids)
 
     def test_restore_after_sigkill(self):
         """The mode's session outlives the kit's kill -9 (no trap sees it):
@@ -493,8 +541,7 @@ class SignalTest(FakeMachine):
                              capture_output=True, text=True, timeout=60)
         self.assertEqual(run.returncode, 0, run.stderr)
         self.assert_given_back(group_type="DMA-FQ")
-        for pid in pids:
-            self.assertFalse(os.path.exists(f"/proc/{pid}"), f"tool {pid} still runs")
+        self.assert_ended(pids)
 
 
 if __name__ == "__main__":
