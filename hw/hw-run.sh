@@ -22,14 +22,17 @@
 # off is the identity domain here, the nearest to no translation a machine
 # with its IOMMU on has), MAPS, GRANULES, THREADS (up to the CPU count;
 # "cpus" is the count), DEPTHS, RUN_SECONDS (make's SECONDS: bash, which
-# is /bin/sh on some distributions, counts its own SECONDS); PACKETS and
-# IO_SECONDS.
+# is /bin/sh on some distributions, counts its own SECONDS; the reads run
+# as long), DMA_BITS (the device's DMA mask for the tool, 64: with the
+# tool's default of 32, off's identity domain would bounce every page above
+# 4 GiB through swiotlb, and fail above 256 KiB), PACKETS.
 # Writes <results dir>/<mode>.log, one KTAP document per mode as a guest's
 # console (report.py and guest-results.py read it), and machine.json.
 # Exit 0: every run passed; 2: refused, the device untouched; 3: it ran,
 # but a mode could not be set or a run failed (machine.json says which);
 # 1: something could not be given back (said; the state file stays, for
-# --restore); 143, 130, 129: ended by SIGTERM, SIGINT, SIGHUP, given back.
+# --restore); 143, 130, 129, 131, 141: ended by SIGTERM, SIGINT, SIGHUP,
+# SIGQUIT, SIGPIPE, given back.
 # WB_SYSFS and WB_PROC root /sys and /proc, for tests on a fake tree
 # (tests/hw/; WB_SYSFS_HOOK plays the kernel there).
 # This is the driver; lib/ beside it does the work, one job a file:
@@ -64,7 +67,7 @@ export WB_DIR PATH
 . "$KIT/lib/modes.sh"
 # shellcheck source=hw/lib/runs.sh
 . "$KIT/lib/runs.sh"
-PROC=${WB_PROC:-/proc}
+PROC=${WB_PROC:-/proc} DEV=${WB_DEV:-/dev}
 export WB_SYSFS
 
 # Internal: one mode's KTAP document (lib/runs.sh).
@@ -95,6 +98,11 @@ if [ -n "$restore_address" ]; then
 	[ "$WB_SYSFS" != /sys ] || [ "$(id -u)" = 0 ] || refuse "run me as root"
 	STATE_FILE=$STATE_DIR/$restore_address.state
 	[ -f "$STATE_FILE" ] || refuse "no $STATE_FILE: nothing to give back"
+	# The state file is there for the whole of a run: --restore is for a
+	# run that is gone, not one whose next mode would take the device again.
+	runner=$(live_runner "$STATE_FILE")
+	[ -z "$runner" ] ||
+		refuse "the run of pid $runner still holds $restore_address: kill -TERM $runner ends it and gives everything back"
 	restore
 	exit
 fi
@@ -105,8 +113,11 @@ address=$1 out=$2
 dev=$WB_SYSFS/bus/pci/devices/$address
 [ "$WB_SYSFS" != /sys ] || [ "$(id -u)" = 0 ] || refuse "run me as root"
 state=$STATE_DIR/$address.state
-[ ! -e "$state" ] ||
+if [ -e "$state" ]; then
+	runner=$(live_runner "$state")
+	[ -z "$runner" ] || refuse "the run of pid $runner holds $address now: wait for it, or kill -TERM $runner"
 	refuse "a run left $address held ($state): hw-run.sh --restore $address first"
+fi
 # hw-report reads every <mode>.log of a directory: one run's results each.
 # A refused run leaves only machine.json, which the next run rewrites.
 for earlier in "$out"/*.log; do
@@ -120,8 +131,12 @@ WB_CPUS=$(list_count "$(cat "$WB_SYSFS/devices/system/cpu/online")")
 export WB_CPUS
 MODES=${MODES:-$WB_MODE_DIRECT,$WB_MODE_LAZY,$WB_MODE_STRICT}
 MAPS=${MAPS:-single} GRANULES=${GRANULES:-1,16,64,256,1024} THREADS=${THREADS:-1,2}
-DEPTHS=${DEPTHS:-1,64} SECONDS_RUN=${RUN_SECONDS:-1}
+DEPTHS=${DEPTHS:-1,64} SECONDS_RUN=${RUN_SECONDS:-1} DMA_BITS=${DMA_BITS:-64}
 case $SECONDS_RUN in '' | *[!0-9]* | 0) refuse "RUN_SECONDS=$SECONDS_RUN: a whole number of seconds, 1 or more" ;; esac
+case $DMA_BITS in
+2[0-9] | [3-5][0-9] | 6[0-4]) ;;
+*) refuse "DMA_BITS=$DMA_BITS: a DMA mask's width in bits, 20 to 64" ;;
+esac
 THREADS=$(echo "$THREADS" | sed "s/cpus/$WB_CPUS/g")
 refuse_matrix
 describe "$out" "$address" "" ""
@@ -160,6 +175,13 @@ for mode in $(echo "$MODES" | tr , ' '); do
 	tool_chosen=1
 	say "mode $mode ($type): $out/$mode.log"
 	rc=0
+	# Only what this run wrote is its state: one gone (deleted by hand)
+	# has nothing left to give back, and the device may be another's now.
+	if [ ! -f "$state" ]; then
+		say "$state is gone: ending without giving anything back"
+		STATE_FILE=""
+		exit 1
+	fi
 	setsid sh "$0" --document "$steps" >"$out/$mode.log" 2>&1 &
 	child=$!
 	# A kill -9 leaves this session running: --restore ends it.

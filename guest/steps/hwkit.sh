@@ -40,7 +40,9 @@ tolerance=$(wb_arg hwkit_tolerance 4)
 # The boot's matrix, as make's variables the kit reads.
 MAPS=$(wb_arg maps single) GRANULES=$(wb_arg granules 1) THREADS=$(wb_arg threads 1)
 DEPTHS=$(wb_arg depths 1) RUN_SECONDS=$(wb_arg seconds 1)
-export MAPS GRANULES THREADS DEPTHS RUN_SECONDS
+# The bench step's mask: wb.dma_bits=, else the tool's default.
+DMA_BITS=$(wb_arg dma_bits 32)
+export MAPS GRANULES THREADS DEPTHS RUN_SECONDS DMA_BITS
 # Reading the JSON lines is slow under TCG: the bench step's own limits.
 RUN_LIMIT=600
 

@@ -22,6 +22,23 @@ session_pids() { # <sid>
 		awk -v sid="$1" '{ pid = $1; sub(/.*\) /, ""); if ($4 == sid && $1 != "Z") print pid }'
 }
 
+# Process <pid>'s start time (/proc/<pid>/stat's 22nd field): with the pid,
+# it names one process, not whichever takes the pid after it ended.
+start_time() { # <pid>
+	sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $20 }'
+}
+
+# The runner that holds <state file>, as "<pid>", while it still runs;
+# nothing once it has ended (a kill -9 among the ways).
+live_runner() { # <state file>
+	local pid start
+	read -r pid start <<-EOF
+		$(sed -n "s/^saved_runner='\(.*\)'$/\1/p" "$1")
+	EOF
+	[ -n "$pid" ] && [ "$(start_time "$pid")" = "$start" ] && echo "$pid"
+	return 0
+}
+
 # Whether process <pid> is the leader of a mode's document (hw-run.sh
 # --document, in a session of its own).
 is_document() { # <pid>
@@ -78,6 +95,7 @@ hold_device() { # <sysfs device dir> <state file>
 	STATE_FILE=$2
 	mounted=$(mount_what_runs_need)
 	cat >"$STATE_FILE" <<STATE
+saved_runner='$$ $(start_time $$)'
 saved_mounts='$mounted'
 saved_device='${1##*/}'
 saved_driver='$(link_name "$1/driver")'
@@ -92,6 +110,8 @@ STATE
 	trap 'exit 143' TERM
 	trap 'exit 130' INT
 	trap 'exit 129' HUP
+	trap 'exit 131' QUIT
+	trap 'exit 141' PIPE
 }
 
 # The NIC pktgen sends from (--nic): whether it is up (IFF_UP), since the
@@ -121,9 +141,14 @@ restore() {
 	# second Ctrl-C, or a closed pipe to tee, must not cut it short.
 	trap '' INT TERM HUP PIPE
 	set +e
-	saved_session="" saved_nic=""
-	# shellcheck source=/dev/null disable=SC2154 # saved_*: the state file's
+	saved_mounts="" saved_device="" saved_driver="" saved_override=""
+	saved_type="" saved_tracing_on="" saved_session="" saved_nic="" saved_nic_up=""
+	# shellcheck source=/dev/null # saved_*: the state file's
 	. "$STATE_FILE"
+	if [ -z "$saved_device" ]; then
+		say "$STATE_FILE names no device: not a state file of this kit; nothing given back"
+		return 1
+	fi
 	# --restore after a kill -9: the last mode's session, if it still runs
 	# (its leader still the kit's document, not a process that took its pid).
 	[ -n "$child" ] || ! is_document "$saved_session" || child=$saved_session

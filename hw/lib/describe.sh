@@ -28,6 +28,10 @@ iommus() {
 			printf ',"page_walk_coherency":%s,"scalable_mode":%s,"sm_page_walk_coherency":%s' \
 				"$(bit "$ecap" 0)" "$(bit "$ecap" 43)" "$(bit "$ecap" 48)"
 			printf ',"caching_mode":%s,"pass_through":%s' "$(bit "$cap" 7)" "$(bit "$ecap" 6)"
+		elif [ -f "$unit/amd-iommu/cap" ]; then
+			# cap: the PCI capability header; features: EFR:EFR2.
+			printf ',"kind":"amd-vi","cap":"0x%s","features":%s' "$(cat "$unit/amd-iommu/cap")" \
+				"$(json_str "$(cat "$unit/amd-iommu/features")")"
 		fi
 		printf '}'
 		sep=,
@@ -82,10 +86,11 @@ describe() { # <out dir> <PCI address> <modes object> <tool>
 			"$(iommus)" "$(smmu)" "$(json_str "$2 $(cat "$dev/vendor" 2>/dev/null):$(cat "$dev/device" 2>/dev/null)")"
 		printf '"kernel":{"release":%s,"cmdline":%s},' "$(json_str "$(uname -r)")" \
 			"$(json_str "$(cat "$PROC/cmdline")")"
-		printf '"matrix":{"modes":%s,"maps":%s,"granules":%s,"threads":%s,"depths":%s,"seconds":%s},' \
+		printf '"matrix":{"modes":%s,"maps":%s,"granules":%s,"threads":%s,"depths":%s,"seconds":%s,"dma_bits":%s},' \
 			"$(json_list "$MODES" '"')" "$(json_list "$MAPS" '"')" "$(json_list "$GRANULES" '')" \
-			"$(json_list "$THREADS" '')" "$(json_list "$DEPTHS" '')" "$SECONDS_RUN"
-		printf '"modes":{%s},"tool":%s,"off_is":"the identity domain","devices":[%s]}\n' \
-			"$3" "$(json_str "$4")" "$(pci_devices)"
+			"$(json_list "$THREADS" '')" "$(json_list "$DEPTHS" '')" "$SECONDS_RUN" "$DMA_BITS"
+		printf '"modes":{%s},"tool":%s,"kit":%s,"off_is":"the identity domain","devices":[%s]}\n' \
+			"$3" "$(json_str "$4")" "$(json_str "$(cat "$KIT/VERSION" 2>/dev/null || echo unknown)")" \
+			"$(pci_devices)"
 	} >"$1/machine.json"
 }

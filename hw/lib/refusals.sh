@@ -28,18 +28,34 @@ refuse_device() { # <PCI address> <take>
 		refuse "this kernel has no dma_map_benchmark driver (CONFIG_DMA_MAP_BENCHMARK; modprobe dma_map_benchmark if it is a module)"
 }
 
-# Why the block device <name> (or a partition of it) is in use: mounted,
-# swapped on or held; nothing when it is not.
+# The major:minor numbers of block device <name> and of its partitions.
+block_numbers() { # <name>
+	cat "$WB_SYSFS/class/block/$1/dev" "$WB_SYSFS/class/block/$1"/"$1"*/dev 2>/dev/null
+}
+
+# Why the block device <name> (or a partition of it) is in use: mounted
+# (by name, or by number: a root the kernel mounted reads /dev/root),
+# swapped on, held (md, dm), or claimed by an exclusive opener no file
+# names (a ZFS pool, a VM's disk: randread claim, O_EXCL, as the kernel
+# sees it); nothing when it is not.
 block_in_use() { # <name>
-	local holders
+	local holders claim
 	if awk -v n="$1" '{ sub("^/dev/", "", $1) } index($1, n) == 1 { found = 1 } END { exit !found }' \
 		"$PROC/mounts" "$PROC/swaps"; then
 		echo "mounted or swapped on"
 		return
 	fi
+	if block_numbers "$1" | awk 'NR == FNR { mine[$1] = 1; next } $3 in mine { found = 1 }
+		END { exit !found }' - "$PROC/self/mountinfo" 2>/dev/null; then
+		echo "mounted"
+		return
+	fi
 	for holders in "$WB_SYSFS/class/block/$1/holders" "$WB_SYSFS/class/block/$1"/"$1"*/holders; do
 		[ -z "$(ls "$holders" 2>/dev/null)" ] || { echo "held by $(ls "$holders")"; return; }
 	done
+	if [ -e "$DEV/$1" ] && ! claim=$(randread "$DEV/$1" claim 2>&1); then
+		echo "refused an exclusive open, as a claimed disk is ($claim)"
+	fi
 }
 
 # The block device the workload reads: there, and neither mounted, swapped
@@ -61,7 +77,15 @@ refuse_block() { # <block device>
 # session the kit was started from, often). Unbinding either can hang or
 # cut off the machine; give the kit another device.
 refuse_lifeline() { # <PCI address>
-	local address=$1 dev=$WB_SYSFS/bus/pci/devices/$1 disk name why iface
+	local address=$1 dev=$WB_SYSFS/bus/pci/devices/$1 disk name why iface via vfs
+	# A VM's or a user-space driver's device: its unbind asks the VMM to
+	# hot-unplug it from the guest.
+	[ "$(link_name "$dev/driver")" != vfio-pci ] ||
+		refuse "$address is bound to vfio-pci (a VM's or a user-space driver's): not even --take takes it"
+	# Unbinding a physical function destroys its virtual functions.
+	vfs=$(cat "$dev/sriov_numvfs" 2>/dev/null || echo 0)
+	[ "${vfs:-0}" = 0 ] ||
+		refuse "$address has $vfs SR-IOV virtual functions, which unbinding it destroys: not even --take takes it"
 	for disk in "$WB_SYSFS"/class/block/*; do
 		case $(readlink -f "$disk") in */"$address"/*) ;; *) continue ;; esac
 		name=${disk##*/}
@@ -70,12 +94,34 @@ refuse_lifeline() { # <PCI address>
 	done
 	for iface in "$dev"/net/*; do
 		[ -e "$iface" ] || continue
-		# /proc/net/route: the default route's destination is 00000000.
-		awk -v i="${iface##*/}" '$1 == i && $2 == "00000000" { found = 1 } END { exit !found }' \
-			"$PROC/net/route" 2>/dev/null &&
-			refuse "$address's interface ${iface##*/} carries the default route: not even --take takes it"
+		for name in ${iface##*/} $(upper_interfaces "${iface##*/}"); do
+			via=""
+			[ "$name" = "${iface##*/}" ] || via=" (through $name)"
+			! default_route_on "$name" ||
+				refuse "$address's interface ${iface##*/} carries the default route$via: not even --take takes it"
+		done
 	done
 	return 0
+}
+
+# The interfaces stacked on <interface>, however deep: the bridge, bond or
+# VLAN that carries its addresses and routes.
+upper_interfaces() { # <interface>
+	local upper
+	for upper in "$WB_SYSFS/class/net/$1"/upper_*; do
+		[ -e "$upper" ] || continue
+		echo "${upper##*/upper_}"
+		upper_interfaces "${upper##*/upper_}"
+	done
+}
+
+# Whether <interface> carries an IPv4 or IPv6 default route: destination
+# 00000000 in /proc/net/route, ::/0 in /proc/net/ipv6_route.
+default_route_on() { # <interface>
+	awk -v i="$1" '$1 == i && $2 == "00000000" { found = 1 } END { exit !found }' \
+		"$PROC/net/route" 2>/dev/null && return 0
+	awk -v i="$1" '$10 == i && $1 == "00000000000000000000000000000000" && $2 == "00" { found = 1 }
+		END { exit !found }' "$PROC/net/ipv6_route" 2>/dev/null
 }
 
 # The NIC pktgen sends from: there, pktgen loaded, and carrying no address

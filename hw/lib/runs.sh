@@ -37,7 +37,7 @@ step_args() { # <nic> <dst mac> <block> <io depths>
 	[ -z "$3" ] || workloads="${workloads:+$workloads,}nvme"
 	WB_ARGS="wb.maps=$MAPS wb.granules=$GRANULES wb.threads=$THREADS wb.depths=$DEPTHS"
 	WB_ARGS="$WB_ARGS wb.seconds=$SECONDS_RUN wb.workloads=$workloads wb.nic=$1 wb.block=$3"
-	WB_ARGS="$WB_ARGS wb.io_depths=$4 wb.packets=${PACKETS:-20000}"
+	WB_ARGS="$WB_ARGS wb.io_depths=$4 wb.packets=${PACKETS:-20000} wb.dma_bits=$DMA_BITS"
 	[ -z "$2" ] || WB_ARGS="$WB_ARGS wb.dst_mac=$2"
 	export WB_ARGS
 }

@@ -107,6 +107,7 @@ class FakeMachine(unittest.TestCase):
 
     def env(self, **more):
         env = dict(os.environ, WB_SYSFS=self.sys, WB_PROC=self.proc,
+                   WB_DEV=os.path.join(self.tmp, "machine", "dev"),
                    WB_STATE_DIR=os.path.join(self.tmp, "state"),
                    WB_SYSFS_HOOK=os.path.join(HERE, "fake_kernel.py"),
                    WB_FAKE_PIDS=os.path.join(self.tmp, "pids"),
@@ -234,6 +235,51 @@ class RefusalTest(FakeMachine):
         self.assert_refused(self.run_kit("--take"),
                             f"{ADDR}'s interface eth0 carries the default route: not even --take")
 
+    def nvme_disk(self):
+        disk = f"{self.sys}/devices/pci0000:00/{ADDR}/nvme/nvme0/nvme0n1"
+        put(f"{disk}/dev", "259:0")
+        put(f"{disk}/nvme0n1p2/dev", "259:2")
+        link(os.path.relpath(disk, f"{self.sys}/class/block"), f"{self.sys}/class/block/nvme0n1")
+
+    def test_a_device_holding_the_root_the_kernel_mounted_is_refused(self):
+        """root= without an initramfs: /proc/mounts says /dev/root, only
+        mountinfo's major:minor names the partition."""
+        self.nvme_disk()
+        put(f"{self.proc}/mounts", "/dev/root / ext4 rw 0 0")
+        put(f"{self.proc}/self/mountinfo", "1 1 0:2 / / rw - rootfs rootfs rw\n"
+            "22 1 259:2 / / rw,relatime - ext4 /dev/root rw")
+        self.assert_refused(self.run_kit("--take"), f"{ADDR} holds nvme0n1, which is mounted")
+
+    def test_a_device_holding_a_claimed_disk_is_refused(self):
+        """A ZFS pool or a VM claims a disk with no file naming it: the
+        kernel refuses an exclusive open (the stand-in randread, EBUSY)."""
+        self.nvme_disk()
+        put(f"{self.tmp}/machine/dev/nvme0n1", "")
+        busy = os.path.join(self.kit, "bin", "randread")
+        put(busy, '#!/bin/sh\n[ "$2" != claim ] || { echo "Device or resource busy" >&2; exit 1; }')
+        os.chmod(busy, 0o755)
+        self.assert_refused(self.run_kit("--take"),
+                            "refused an exclusive open, as a claimed disk is (Device or resource busy)")
+
+    def test_a_device_under_the_bridge_with_the_default_route_is_refused(self):
+        """eth0 is a port of bond0, which is a port of br0, the bridge that
+        carries the route."""
+        os.makedirs(f"{self.sys}/bus/pci/devices/{ADDR}/net/eth0")
+        link("../bond0", f"{self.sys}/class/net/eth0/upper_bond0")
+        link("../br0", f"{self.sys}/class/net/bond0/upper_br0")
+        os.makedirs(f"{self.sys}/class/net/br0")
+        put(f"{self.proc}/net/route", "Iface\tDestination\tGateway\tFlags\n"
+            "br0\t00000000\t0101A8C0\t0003")
+        self.assert_refused(self.run_kit("--take"),
+                            "interface eth0 carries the default route (through br0)")
+
+    def test_a_device_carrying_the_ipv6_default_route_is_refused(self):
+        os.makedirs(f"{self.sys}/bus/pci/devices/{ADDR}/net/eth0")
+        put(f"{self.proc}/net/ipv6_route",
+            "00000000000000000000000000000000 00 00000000000000000000000000000000 00 "
+            "fe800000000000000000000000000001 00000400 00000001 00000000 00000003     eth0")
+        self.assert_refused(self.run_kit("--take"), "interface eth0 carries the default route")
+
     def test_a_device_whose_interface_routes_no_default_is_taken(self):
         os.makedirs(f"{self.sys}/bus/pci/devices/{ADDR}/net/eth0")
         put(f"{self.proc}/net/route", "Iface\tDestination\tGateway\tFlags\n"
@@ -241,6 +287,37 @@ class RefusalTest(FakeMachine):
         run = self.run_kit("--take", MODES="lazy")
         self.assertEqual(run.returncode, 0, run.stderr)
         self.assert_given_back()
+
+    def test_a_dma_mask_out_of_range_is_refused(self):
+        self.assert_refused(self.run_kit("--take", DMA_BITS="65"), "DMA_BITS=65")
+
+    def test_a_vfio_device_is_refused_even_with_take(self):
+        dev = f"{self.sys}/bus/pci/devices/{ADDR}"
+        os.unlink(f"{dev}/driver")
+        put(f"{self.sys}/bus/pci/drivers/vfio-pci/unbind", "")
+        link("../../../../bus/pci/drivers/vfio-pci", f"{dev}/driver")
+        run = self.run_kit("--take")
+        self.assertEqual(run.returncode, 2, run.stderr)
+        self.assertIn("bound to vfio-pci", run.stderr)
+        self.assertEqual(self.driver(), "vfio-pci")
+
+    def test_a_physical_function_with_vfs_is_refused_even_with_take(self):
+        put(f"{self.sys}/bus/pci/devices/{ADDR}/sriov_numvfs", "4")
+        self.assert_refused(self.run_kit("--take"), "has 4 SR-IOV virtual functions")
+
+    def test_a_nic_with_addresses_is_refused_without_take(self):
+        self.needs_fake("ip")
+        put(f"{self.sys}/class/net/eth1/flags", "0x1003")
+        put(f"{self.sys}/class/net/eth1/addresses", "3: eth1    inet 192.0.2.1/24")
+        put(f"{self.proc}/net/pktgen/pgctrl", "")
+        # the benchmark device has no driver: only the NIC needs --take
+        dev = f"{self.sys}/bus/pci/devices/{ADDR}"
+        os.unlink(f"{dev}/driver")
+        put(os.path.join(self.tmp, "machine", "natural", ADDR), "")
+        run = self.run_kit("--nic", "eth1")
+        self.assertEqual(run.returncode, 2, run.stderr)
+        self.assertIn("eth1 carries addresses (in use): --take", run.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.out, "lazy.log")))
 
     def test_a_nic_without_pktgen_is_refused(self):
         put(f"{self.sys}/class/net/eth1/flags", "0x1002")
@@ -333,6 +410,43 @@ class RunTest(FakeMachine):
         self.assertEqual(self.machine_json()["machine"]["smmuv3"], [
             {"device": "arm-smmu-v3.0.auto", "features": "0x00008305", "coherency": True},
             {"device": "arm-smmu-v3.1.auto", "features": "0x00000005", "coherency": False}])
+
+    def test_every_run_has_a_64_bit_mask_unless_told(self):
+        """With the tool's 32-bit default, identity (off) bounces pages above
+        4 GiB through swiotlb: every run of the kit passes -b, 64 unless
+        DMA_BITS says, and machine.json records it."""
+        for bits, env in (("64", {}), ("40", {"DMA_BITS": "40"})):
+            with self.subTest(bits=bits):
+                self.out = os.path.join(self.tmp, f"out-{bits}")
+                args = os.path.join(self.tmp, f"args-{bits}")
+                run = self.run_kit("--take", WB_FAKE_ARGS=args, **env)
+                self.assertEqual(run.returncode, 0, run.stderr)
+                runs = [line.split() for line in self.read(args).splitlines()]
+                # the tool's probe (-j -s 1), then 3 modes x 2 granules x 2 thread counts
+                self.assertEqual(len(runs), 1 + 12)
+                for words in runs[1:]:
+                    self.assertEqual(words[words.index("-b") + 1], bits, words)
+                self.assertEqual(self.machine_json()["matrix"]["dma_bits"], int(bits))
+
+    def test_threads_cpus_is_the_cpu_count(self):
+        args = os.path.join(self.tmp, "args")
+        run = self.run_kit("--take", MODES="lazy", GRANULES="1", THREADS="1,cpus",
+                           WB_FAKE_ARGS=args)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        threads = [words[words.index("-t") + 1]
+                   for words in (line.split() for line in self.read(args).splitlines()[1:])]
+        self.assertEqual(threads, ["1", "4"])
+
+    def test_amd_vi_and_the_kit_are_described(self):
+        shutil.rmtree(f"{self.sys}/class/iommu")
+        put(f"{self.sys}/class/iommu/ivhd0/amd-iommu/cap", "190")
+        put(f"{self.sys}/class/iommu/ivhd0/amd-iommu/features", "25bf732fa2295afe:0")
+        run = self.run_kit("--take", MODES="lazy")
+        self.assertEqual(run.returncode, 0, run.stderr)
+        described = self.machine_json()
+        self.assertEqual(described["machine"]["iommus"], [
+            {"name": "ivhd0", "kind": "amd-vi", "cap": "0x190", "features": "25bf732fa2295afe:0"}])
+        self.assertEqual(described["kit"], self.read(os.path.join(self.kit, "VERSION")))
 
     def test_tracing_and_the_scratch_directory_are_given_back(self):
         """The counters turn tracing off machine-wide and the steps write
@@ -496,8 +610,8 @@ class SignalTest(FakeMachine):
         # Nothing of the step is left running: its session was ended.
         self.assert_ended(pids)
 
-    def test_sigint_and_sighup_give_everything_back(self):
-        for sig, status in ((signal.SIGINT, 130), (signal.SIGHUP, 129)):
+    def test_sigint_sighup_and_sigquit_give_everything_back(self):
+        for sig, status in ((signal.SIGINT, 130), (signal.SIGHUP, 129), (signal.SIGQUIT, 131)):
             with self.subTest(signal=sig.name):
                 # A directory and a pid list of this run's own.
                 self.out = os.path.join(self.tmp, f"out-{sig.name}")
@@ -522,6 +636,45 @@ class SignalTest(FakeMachine):
         _, err = kit.communicate(timeout=40)
         self.assert_given_back()
         self.assertEqual(kit.returncode, 143, err)
+        self.assert_ended(pids)
+
+    def test_a_live_run_is_neither_restored_nor_doubled(self):
+        """The state file is there for the whole of a run: --restore, and a
+        second run, while it goes on are refused, naming its pid, and leave
+        it running; its own end gives everything back."""
+        kit, pids = self.start()
+        restore = subprocess.run(self.command("--restore", ADDR), env=self.env(),
+                                 capture_output=True, text=True, timeout=60)
+        self.assertEqual(restore.returncode, 2, restore.stderr)
+        self.assertIn(f"the run of pid {kit.pid} still holds", restore.stderr)
+        self.out = os.path.join(self.tmp, "out-2")
+        again = self.run_kit("--take")
+        self.assertEqual(again.returncode, 2, again.stderr)
+        self.assertIn(f"kill -TERM {kit.pid}", again.stderr)
+        self.assertEqual(self.driver(), "dma_map_benchmark")
+        self.assertIsNone(kit.poll())
+        kit.send_signal(signal.SIGTERM)
+        _, err = kit.communicate(timeout=30)
+        self.assertEqual(kit.returncode, 143, err)
+        self.assert_given_back()
+        self.assert_ended(pids)
+
+    def test_what_cannot_be_given_back_stays_for_restore(self):
+        """A driver that does not come back: exit 1, the state file kept,
+        and --restore gives it back once it can."""
+        kit, pids = self.start()
+        natural = os.path.join(self.tmp, "machine", "natural", ADDR)
+        put(natural, "")
+        kit.send_signal(signal.SIGTERM)
+        _, err = kit.communicate(timeout=30)
+        self.assertEqual(kit.returncode, 1, err)
+        self.assertIn("stays in", err)
+        self.assertTrue(os.path.exists(os.path.join(self.tmp, "state", ADDR + ".state")))
+        put(natural, "e1000e")
+        run = subprocess.run(self.command("--restore", ADDR), env=self.env(),
+                             capture_output=True, text=True, timeout=60)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assert_given_back(group_type="DMA-FQ")
         self.assert_ended(pids)
 
     def test_restore_after_sigkill(self):
