@@ -177,12 +177,15 @@ restore() {
 	else
 		sysfs_write "$dev/driver_override" "$saved_override" || true
 	fi
+	# The driver it had, by name: a probe (drivers_probe) binds the first
+	# that matches, which need not be the one bound by hand before.
 	[ -z "$saved_driver" ] ||
-		sysfs_write "$WB_SYSFS/bus/pci/drivers_probe" "$saved_device" 2>/dev/null
+		sysfs_write "$WB_SYSFS/bus/pci/drivers/$saved_driver/bind" "$saved_device" 2>/dev/null
 	# The state file goes only once all three read back as they were: a
 	# --restore may then try again.
 	if ! given_back "$dev"; then
-		say "$saved_device is not as it was; what is left to give back stays in $STATE_FILE"
+		say "$saved_device is not as it was; what is left to give back stays in $STATE_FILE" \
+			"(--restore tries again; once the device is as it should be, remove the file)"
 		return 1
 	fi
 	# shellcheck disable=SC2154 # the state file's

@@ -68,6 +68,13 @@ def main(path):
         if os.path.exists(os.path.join(shadow, "override-" + value)):
             driver = ""
         bind(root, value, driver)
+    elif rel[:3] == ["bus", "pci", "drivers"] and rel[-1] == "bind":
+        # A driver binds by name only what driver_override does not keep
+        # for another.
+        override = read(os.path.join(root, "bus/pci/devices", value, "driver_override"))
+        if override not in ("(null)", rel[3]):
+            sys.exit(1)
+        bind(root, value, rel[3])
     elif rel[:3] == ["bus", "pci", "drivers"] and rel[-1] == "unbind":
         link = os.path.join(root, "bus/pci/devices", value, "driver")
         if os.path.lexists(link):

@@ -477,6 +477,15 @@ class RunTest(FakeMachine):
         for counter in counted:
             self.assertIn(f"-:wb/{counter}", placed)
 
+    def test_the_driver_it_had_is_bound_not_the_first_that_probes(self):
+        """e1000e was bound by hand; a probe would bind igb, which matches
+        first: the end binds e1000e by name."""
+        put(f"{self.sys}/bus/pci/drivers/igb/unbind", "")
+        put(os.path.join(self.tmp, "machine", "natural", ADDR), "igb")
+        run = self.run_kit("--take", MODES="lazy")
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assert_given_back()
+
     def test_an_unbound_device_needs_no_take_and_stays_unbound(self):
         os.unlink(f"{self.sys}/bus/pci/devices/{ADDR}/driver")
         put(f"{self.sys}/bus/pci/devices/{ADDR}/driver_override", "vfio-pci")
@@ -660,17 +669,17 @@ class SignalTest(FakeMachine):
         self.assert_ended(pids)
 
     def test_what_cannot_be_given_back_stays_for_restore(self):
-        """A driver that does not come back: exit 1, the state file kept,
-        and --restore gives it back once it can."""
+        """A driver that does not come back (its module unloaded meanwhile):
+        exit 1, the state file kept, and --restore gives it back once it can."""
         kit, pids = self.start()
-        natural = os.path.join(self.tmp, "machine", "natural", ADDR)
-        put(natural, "")
+        driver = f"{self.sys}/bus/pci/drivers/e1000e"
+        shutil.rmtree(driver)
         kit.send_signal(signal.SIGTERM)
         _, err = kit.communicate(timeout=30)
         self.assertEqual(kit.returncode, 1, err)
         self.assertIn("stays in", err)
         self.assertTrue(os.path.exists(os.path.join(self.tmp, "state", ADDR + ".state")))
-        put(natural, "e1000e")
+        put(f"{driver}/unbind", "")
         run = subprocess.run(self.command("--restore", ADDR), env=self.env(),
                              capture_output=True, text=True, timeout=60)
         self.assertEqual(run.returncode, 0, run.stderr)
