@@ -143,6 +143,7 @@ describe "$out" "$address" "" ""
 
 # ---- refusals: nothing is touched before all of them ----
 refuse_device "$address" "$take"
+refuse_shared "$address"
 [ -z "$block" ] || refuse_block "$block"
 [ -z "$nic" ] || refuse_nic "$nic" "$take"
 # The probes, the trace and tracing_on are the machine's, not the device's:

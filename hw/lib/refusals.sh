@@ -33,6 +33,30 @@ block_numbers() { # <name>
 	cat "$WB_SYSFS/class/block/$1/dev" "$WB_SYSFS/class/block/$1"/"$1"*/dev 2>/dev/null
 }
 
+# What else holds the device's group or the benchmark driver: a group with
+# another bound device keeps its type (the kernel changes only a group no
+# driver holds), so a matrix with no mode of that type could run nothing;
+# dma_map_benchmark serves one device (its second probe fails: one debugfs
+# file), so another bound to it leaves every mode unbound.
+refuse_shared() { # <PCI address>
+	local dev=$WB_SYSFS/bus/pci/devices/$1 d driver held="" type mode
+	for d in "$WB_SYSFS"/bus/pci/devices/*; do
+		[ "${d##*/}" != "$1" ] || continue
+		[ "$(link_name "$d/driver")" != dma_map_benchmark ] ||
+			refuse "${d##*/} is bound to dma_map_benchmark, which serves one device at a time"
+	done
+	for d in "$dev"/iommu_group/devices/*; do
+		driver=$(link_name "$d/driver")
+		[ "${d##*/}" = "$1" ] || [ -z "$driver" ] || held="${d##*/} (bound to $driver)"
+	done
+	[ -n "$held" ] || return 0
+	type=$(cat "$dev/iommu_group/type")
+	for mode in $(echo "$MODES" | tr , ' '); do
+		[ "$(mode_type "$mode")" != "$type" ] || return 0
+	done
+	refuse "group $(link_name "$dev/iommu_group") also holds $held, so it keeps its type $type, which no mode of MODES=$MODES is"
+}
+
 # Why the block device <name> (or a partition of it) is in use: mounted
 # (by name, or by number: a root the kernel mounted reads /dev/root),
 # swapped on, held (md, dm), or claimed by an exclusive opener no file

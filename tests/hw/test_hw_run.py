@@ -319,6 +319,16 @@ class RefusalTest(FakeMachine):
         self.assertIn("eth1 carries addresses (in use): --take", run.stderr)
         self.assertFalse(os.path.exists(os.path.join(self.out, "lazy.log")))
 
+    def test_a_group_that_keeps_a_type_no_mode_asks_for_is_refused(self):
+        self.device(OTHER, "e1000e", 7)
+        self.assert_refused(self.run_kit("--take", MODES="off,strict"),
+                            f"group 7 also holds {OTHER} (bound to e1000e), so it keeps its type DMA-FQ")
+
+    def test_another_device_on_the_benchmark_driver_is_refused(self):
+        self.device(OTHER, "dma_map_benchmark", 9)
+        self.assert_refused(self.run_kit("--take"),
+                            f"{OTHER} is bound to dma_map_benchmark, which serves one device")
+
     def test_a_nic_without_pktgen_is_refused(self):
         put(f"{self.sys}/class/net/eth1/flags", "0x1002")
         self.assert_refused(self.run_kit("--take", "--nic", "eth1"), "modprobe pktgen")
