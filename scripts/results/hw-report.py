@@ -36,6 +36,26 @@ def differences(a, b, what):
             for key in sorted(set(a) | set(b)) if a.get(key) != b.get(key)]
 
 
+def comparable(machine, other):
+    """<machine> as compared with <other>: the SMMUv3 features come from the
+    kernel's log, which a long-running machine may have lost ([]), so they
+    are compared only when both runs still had them."""
+    if not machine.get("smmuv3") or not other.get("smmuv3"):
+        return {k: v for k, v in machine.items() if k != "smmuv3"}
+    return machine
+
+
+# The boot parameters that change what the kit measures: the two runs are
+# compared all the same (strict against lazy can be the point), but said.
+IOMMU_PARAMETERS = ("iommu", "intel_iommu", "amd_iommu", "iova", "swiotlb", "arm-smmu",
+                    "arm_smmu", "iommu.strict", "iommu.passthrough", "iommu.forcedac")
+
+
+def iommu_parameters(cmdline):
+    return sorted(word for word in cmdline.split()
+                  if word.split("=")[0].split(".")[0] in IOMMU_PARAMETERS)
+
+
 def has_workloads(path):
     """Whether the consoles of <path> hold a workload plan (--nic, --block)."""
     for _, console in protocol.consoles(path):
@@ -52,7 +72,8 @@ def main(argv):
         sys.exit(__doc__)
     results, a_dir, b_dir = args
     a, b = described(a_dir), described(b_dir)
-    differ = differences(a["machine"], b["machine"], "machine") + \
+    differ = differences(comparable(a["machine"], b["machine"]),
+                         comparable(b["machine"], a["machine"]), "machine") + \
         differences(a["matrix"], b["matrix"], "matrix")
     if differ and not anyway:
         sys.exit("hw-report: A and B are runs of different machines or matrices "
@@ -61,6 +82,10 @@ def main(argv):
         print(f"hw-report: compared anyway: {line}")
     print(f"baseline = A: {a_dir} ({a['kernel']['release']}, tool {a['tool']}); "
           f"patched = B: {b_dir} ({b['kernel']['release']}, tool {b['tool']})")
+    params = [iommu_parameters(d["kernel"]["cmdline"]) for d in (a, b)]
+    if params[0] != params[1]:
+        print(f"hw-report: A and B booted with different IOMMU parameters: "
+              f"A {' '.join(params[0]) or '(none)'}, B {' '.join(params[1]) or '(none)'}")
     for name, d in (("A", a), ("B", b)):
         unset = {m: v["not_set"] for m, v in d["modes"].items() if "not_set" in v}
         for mode, why in unset.items():

@@ -67,6 +67,31 @@ class HwReportTest(unittest.TestCase):
         self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
         self.assertIn("compared anyway: machine.iommus", run.stdout)
 
+    def test_smmu_features_a_lost_log_no_longer_holds_are_not_compared(self):
+        with_smmu = json.loads(json.dumps(MACHINE))
+        with_smmu["machine"]["smmuv3"] = [{"device": "arm-smmu-v3.0.auto",
+                                          "features": "0x00008305", "coherency": True}]
+        lost = json.loads(json.dumps(MACHINE))
+        lost["machine"]["smmuv3"] = []
+        self.describe("A", with_smmu)
+        self.describe("B", lost)
+        run = self.report()
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        other = json.loads(json.dumps(with_smmu))
+        other["machine"]["smmuv3"][0]["features"] = "0x00000305"
+        self.describe("B", other)
+        run = self.report()
+        self.assertIn("machine.smmuv3", run.stderr)
+
+    def test_different_iommu_parameters_are_said(self):
+        other = json.loads(json.dumps(MACHINE))
+        other["kernel"]["cmdline"] = "quiet intel_iommu=on iommu.strict=1 iova.cache_max=1024"
+        self.describe("B", other)
+        run = self.report()
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        self.assertIn("different IOMMU parameters: A intel_iommu=on, "
+                      "B intel_iommu=on iommu.strict=1 iova.cache_max=1024", run.stdout)
+
     def test_different_matrices_are_refused(self):
         other = json.loads(json.dumps(MACHINE))
         other["matrix"]["depths"] = [1, 64]
