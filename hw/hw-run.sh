@@ -139,6 +139,8 @@ case $DMA_BITS in
 esac
 THREADS=$(echo "$THREADS" | sed "s/cpus/$WB_CPUS/g")
 refuse_matrix
+# The device as the machine had it: the end's description finds it the kit's.
+found_driver=$(link_name "$dev/driver") found_type=$(cat "$dev/iommu_group/type" 2>/dev/null || true)
 describe "$out" "$address" "" ""
 
 # ---- refusals: nothing is touched before all of them ----

@@ -104,6 +104,7 @@ saved_type='$(cat "$1/iommu_group/type")'
 saved_tracing_on='$(cat "$TRACING/tracing_on" 2>/dev/null)'
 STATE
 	scratch=$(mktemp -d "${TMPDIR:-/tmp}/wb-hw-kit.XXXXXX")
+	echo "saved_scratch='$scratch'" >>"$STATE_FILE"
 	WB_TMP=$scratch
 	export WB_TMP
 	trap 'restore || exit 1' EXIT
@@ -142,7 +143,7 @@ restore() {
 	trap '' INT TERM HUP PIPE
 	set +e
 	saved_mounts="" saved_device="" saved_driver="" saved_override=""
-	saved_type="" saved_tracing_on="" saved_session="" saved_nic="" saved_nic_up=""
+	saved_type="" saved_tracing_on="" saved_session="" saved_nic="" saved_nic_up="" saved_scratch=""
 	# shellcheck source=/dev/null # saved_*: the state file's
 	. "$STATE_FILE"
 	if [ -z "$saved_device" ]; then
@@ -160,7 +161,8 @@ restore() {
 	# counters_setup turned tracing off for the whole machine.
 	# shellcheck disable=SC2154 # the state file's
 	[ -z "$saved_tracing_on" ] || echo "$saved_tracing_on" >"$TRACING/tracing_on" 2>/dev/null
-	[ -z "$scratch" ] || rm -rf "$scratch"
+	# shellcheck disable=SC2154 # the state file's
+	[ -z "$saved_scratch" ] || rm -rf "$saved_scratch"
 	give_nic_back
 	# shellcheck disable=SC2154 # the state file's
 	dev=$WB_SYSFS/bus/pci/devices/$saved_device

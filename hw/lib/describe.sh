@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # The hardware kit's runner (hw-run.sh): machine.json, the machine, its
 # kernel, the matrix and what each mode did. Sourced by hw-run.sh; reads
-# WB_SYSFS, PROC, WB_CPUS and the matrix (MODES, MAPS, GRANULES, THREADS,
+# WB_SYSFS, PROC, WB_CPUS, found_driver and found_type (the device before
+# the kit took it) and the matrix (MODES, MAPS, GRANULES, THREADS,
 # DEPTHS, SECONDS_RUN).
 
 cpu_model() {
@@ -89,6 +90,9 @@ describe() { # <out dir> <PCI address> <modes object> <tool>
 		printf '"matrix":{"modes":%s,"maps":%s,"granules":%s,"threads":%s,"depths":%s,"seconds":%s,"dma_bits":%s},' \
 			"$(json_list "$MODES" '"')" "$(json_list "$MAPS" '"')" "$(json_list "$GRANULES" '')" \
 			"$(json_list "$THREADS" '')" "$(json_list "$DEPTHS" '')" "$SECONDS_RUN" "$DMA_BITS"
+		# shellcheck disable=SC2154 # hw-run.sh's
+		printf '"device_found":{"driver":%s,"type":%s},' "$(json_str "$found_driver")" \
+			"$(json_str "$found_type")"
 		printf '"modes":{%s},"tool":%s,"kit":%s,"off_is":"the identity domain","devices":[%s]}\n' \
 			"$3" "$(json_str "$4")" "$(json_str "$(cat "$KIT/VERSION" 2>/dev/null || echo unknown)")" \
 			"$(pci_devices)"

@@ -49,6 +49,8 @@ choose_tool() { # <out dir>
 	if [ -z "$tool" ]; then
 		tool=7.3
 		timeout -k 5 30 dma_map_benchmark -j -s 1 -t 1 -g 1 >/dev/null 2>&1 && tool=series
+		[ "$tool" = series ] ||
+			say "the series' tool got no JSON run from this kernel: Linux 7.3's runs (means only; --tool series to insist)"
 	fi
 	case $tool in
 	series) ;;

@@ -355,6 +355,7 @@ class RunTest(FakeMachine):
         self.assertEqual(described["machine"]["cpus"], 4)
         self.assertEqual(described["machine"]["cpu"], "Fake CPU @ 1 GHz")
         self.assertEqual(described["machine"]["numa_nodes"], 2)
+        self.assertEqual(described["device_found"], {"driver": "e1000e", "type": "DMA-FQ"})
         # Written at the end of the last mode, the device still the kit's.
         self.assertEqual(described["devices"], [
             {"address": ADDR, "id": "0x8086:0x10d3", "driver": "dma_map_benchmark", "group": 7,
@@ -698,8 +699,11 @@ class SignalTest(FakeMachine):
 
     def test_restore_after_sigkill(self):
         """The mode's session outlives the kit's kill -9 (no trap sees it):
-        --restore ends it as well as giving the device back."""
-        kit, pids = self.start()
+        --restore ends it as well as giving the device back, and removes
+        the run's scratch directory."""
+        scratch = os.path.join(self.tmp, "scratch")
+        os.makedirs(scratch)
+        kit, pids = self.start(TMPDIR=scratch)
         kit.kill()
         kit.communicate(timeout=30)
         self.assertEqual(self.driver(), "dma_map_benchmark")
@@ -712,6 +716,7 @@ class SignalTest(FakeMachine):
         run = subprocess.run(self.command("--restore", ADDR), env=self.env(),
                              capture_output=True, text=True, timeout=60)
         self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertEqual(os.listdir(scratch), [])
         self.assert_given_back(group_type="DMA-FQ")
         self.assert_ended(pids)
 
