@@ -13,7 +13,8 @@ cpu_model() {
 
 # One JSON object per IOMMU of /sys/class/iommu: VT-d's registers and the
 # bits that matter here (ecap C: legacy-mode page walks snoop; ecap SMTS
-# and SMPWC: scalable mode, and its page walks snoop, which is the bit
+# and SMPWC: scalable mode supported, whether Linux uses it or not
+# (intel_iommu=sm_off), and its page walks snoop, which is the bit
 # Linux reads when it runs the unit in scalable mode; cap CM: caching mode,
 # the virtual-IOMMU case; ecap PT: identity possible); an SMMUv3's
 # features: smmu() (COHERENCY is bit 8, arm-smmu-v3.h).
@@ -26,7 +27,7 @@ iommus() {
 			cap=$(cat "$unit/intel-iommu/cap") ecap=$(cat "$unit/intel-iommu/ecap")
 			printf ',"kind":"vt-d","version":%s,"cap":"0x%s","ecap":"0x%s"' \
 				"$(json_str "$(cat "$unit/intel-iommu/version")")" "$cap" "$ecap"
-			printf ',"page_walk_coherency":%s,"scalable_mode":%s,"sm_page_walk_coherency":%s' \
+			printf ',"page_walk_coherency":%s,"scalable_mode_supported":%s,"sm_page_walk_coherency":%s' \
 				"$(bit "$ecap" 0)" "$(bit "$ecap" 43)" "$(bit "$ecap" 48)"
 			printf ',"caching_mode":%s,"pass_through":%s' "$(bit "$cap" 7)" "$(bit "$ecap" 6)"
 		elif [ -f "$unit/amd-iommu/cap" ]; then

@@ -405,7 +405,7 @@ class RunTest(FakeMachine):
         run = self.run_kit("--take", MODES="lazy")
         self.assertEqual(run.returncode, 0, run.stderr)
         vtd = self.machine_json()["machine"]["iommus"][0]
-        self.assertEqual((vtd["page_walk_coherency"], vtd["scalable_mode"],
+        self.assertEqual((vtd["page_walk_coherency"], vtd["scalable_mode_supported"],
                           vtd["sm_page_walk_coherency"]), (False, True, True))
 
     def test_every_smmu_s_features_are_described(self):
