@@ -165,6 +165,7 @@ export WB_DEVICE="$address"
 
 status=0 modes_json="" sep="" tool_chosen=""
 for mode in $(echo "$MODES" | tr , ' '); do
+	still_held "$state"
 	type=$(mode_type "$mode")
 	problem=$(set_mode "$type" "$dev")
 	if [ -n "$problem" ]; then
@@ -178,22 +179,16 @@ for mode in $(echo "$MODES" | tr , ' '); do
 	tool_chosen=1
 	say "mode $mode ($type): $out/$mode.log"
 	rc=0
-	# Only what this run wrote is its state: one gone (deleted by hand)
-	# has nothing left to give back, and the device may be another's now.
-	if [ ! -f "$state" ]; then
-		say "$state is gone: ending without giving anything back"
-		STATE_FILE=""
-		exit 1
-	fi
 	setsid sh "$0" --document "$steps" >"$out/$mode.log" 2>&1 &
 	child=$!
 	# A kill -9 leaves this session running: --restore ends it.
-	echo "saved_session='$child'" >>"$state"
+	state_add "saved_session='$child'"
 	wait "$child" || rc=$?
 	child=""
 	[ "$rc" = 0 ] || status=3
 	modes_json="$modes_json$sep\"$mode\":{\"type\":\"$type\",\"rc\":$rc}"
 	sep=,
 done
+still_held "$state"
 describe "$out" "$address" "$modes_json" "$tool"
 exit "$status"

@@ -94,7 +94,8 @@ int main(int argc, char **argv)
 	 * each disk behind a device it would take.
 	 */
 	if (argc == 3 && !strcmp(argv[2], "claim")) {
-		fd = open(argv[1], O_RDONLY | O_EXCL);
+		/* O_NONBLOCK: an optical drive's tray stays as it is. */
+		fd = open(argv[1], O_RDONLY | O_EXCL | O_NONBLOCK);
 		if (fd < 0)
 			fail(argv[1]);
 		return 0;

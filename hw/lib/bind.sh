@@ -35,7 +35,8 @@ live_runner() { # <state file>
 	read -r pid start <<-EOF
 		$(sed -n "s/^saved_runner='\(.*\)'$/\1/p" "$1")
 	EOF
-	[ -n "$pid" ] && [ "$(start_time "$pid")" = "$start" ] && echo "$pid"
+	[ -n "$pid" ] && [ "$(start_time "$pid")" = "$start" ] &&
+		[ "$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f1)" != Z ] && echo "$pid"
 	return 0
 }
 
@@ -104,7 +105,7 @@ saved_type='$(cat "$1/iommu_group/type")'
 saved_tracing_on='$(cat "$TRACING/tracing_on" 2>/dev/null)'
 STATE
 	scratch=$(mktemp -d "${TMPDIR:-/tmp}/wb-hw-kit.XXXXXX")
-	echo "saved_scratch='$scratch'" >>"$STATE_FILE"
+	state_add "saved_scratch='$scratch'"
 	WB_TMP=$scratch
 	export WB_TMP
 	trap 'restore || exit 1' EXIT
@@ -120,7 +121,7 @@ STATE
 hold_nic() { # <interface>
 	local flags
 	flags=$(cat "$WB_SYSFS/class/net/$1/flags")
-	echo "saved_nic='$1' saved_nic_up='$((flags & 1))'" >>"$STATE_FILE"
+	state_add "saved_nic='$1' saved_nic_up='$((flags & 1))'"
 }
 
 # pktgen's first thread lets go of the NIC (the workload step clears the
@@ -134,13 +135,29 @@ give_nic_back() {
 		say "could not take $saved_nic down again (it was down)"
 }
 
+# <line> added to the state file while it is there: a run never makes a
+# new one of a state file removed under it.
+state_add() { # <line>
+	[ ! -f "$STATE_FILE" ] || echo "$1" >>"$STATE_FILE"
+}
+
+# Only what this run wrote is its state: once it is gone (removed by hand)
+# there is nothing to give back by, and the device may be another's now,
+# so the run ends before it touches anything more.
+still_held() { # <state file>
+	[ ! -f "$1" ] || return 0
+	say "$1 is gone: the device is left as it is (bound to dma_map_benchmark, if it was), nothing given back"
+	STATE_FILE=""
+	exit 1
+}
+
 # Everything this run changed, undone; safe to call twice. The state is in
 # a file so that --restore can do the same after a kill -9.
 restore() {
 	[ -n "$STATE_FILE" ] && [ -f "$STATE_FILE" ] || return 0
 	# Give back all there is to give back, whatever fails on the way: a
 	# second Ctrl-C, or a closed pipe to tee, must not cut it short.
-	trap '' INT TERM HUP PIPE
+	trap '' INT TERM HUP PIPE QUIT
 	set +e
 	saved_mounts="" saved_device="" saved_driver="" saved_override=""
 	saved_type="" saved_tracing_on="" saved_session="" saved_nic="" saved_nic_up="" saved_scratch=""

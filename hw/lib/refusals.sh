@@ -57,13 +57,29 @@ refuse_shared() { # <PCI address>
 	refuse "group $(link_name "$dev/iommu_group") also holds $held, so it keeps its type $type, which no mode of MODES=$MODES is"
 }
 
+# A process that holds block device <name>, or a partition of it, open, as
+# "<pid> (<command>)": a VM's disk (QEMU opens it without O_EXCL), a
+# database on a raw device. One ls for all of /proc's descriptors (and
+# /dev/null, so that it heads each directory's list with its name even
+# when there is one).
+block_opener() { # <name>
+	# shellcheck disable=SC2012 # ls -l's link targets are what is read
+	ls -l /dev/null "$PROC"/[0-9]*/fd 2>/dev/null | awk -v d="$DEV/$1" -v proc="$PROC" '
+		/^\// { n = split($0, part, "/"); pid = part[n - 1]; next }
+		{ t = $NF; rest = substr(t, length(d) + 1) }
+		index(t, d) == 1 && (rest == "" || rest ~ /^p?[0-9]+$/) {
+			comm = ""; getline comm <(proc "/" pid "/comm"); print pid " (" comm ")"; exit
+		}'
+}
+
 # Why the block device <name> (or a partition of it) is in use: mounted
 # (by name, or by number: a root the kernel mounted reads /dev/root),
-# swapped on, held (md, dm), or claimed by an exclusive opener no file
-# names (a ZFS pool, a VM's disk: randread claim, O_EXCL, as the kernel
-# sees it); nothing when it is not.
+# swapped on, held (md, dm), open in a process (a VM's disk: QEMU opens it
+# without O_EXCL), or claimed by an exclusive opener no file names (a ZFS
+# pool: randread claim, O_EXCL, as the kernel sees it); nothing when it is
+# not.
 block_in_use() { # <name>
-	local holders claim
+	local holders claim opener
 	if awk -v n="$1" '{ sub("^/dev/", "", $1) } index($1, n) == 1 { found = 1 } END { exit !found }' \
 		"$PROC/mounts" "$PROC/swaps"; then
 		echo "mounted or swapped on"
@@ -77,6 +93,8 @@ block_in_use() { # <name>
 	for holders in "$WB_SYSFS/class/block/$1/holders" "$WB_SYSFS/class/block/$1"/"$1"*/holders; do
 		[ -z "$(ls "$holders" 2>/dev/null)" ] || { echo "held by $(ls "$holders")"; return; }
 	done
+	opener=$(block_opener "$1")
+	[ -z "$opener" ] || { echo "open in process $opener"; return; }
 	if [ -e "$DEV/$1" ] && ! claim=$(randread "$DEV/$1" claim 2>&1); then
 		echo "refused an exclusive open, as a claimed disk is ($claim)"
 	fi
@@ -110,9 +128,7 @@ refuse_lifeline() { # <PCI address>
 	vfs=$(cat "$dev/sriov_numvfs" 2>/dev/null || echo 0)
 	[ "${vfs:-0}" = 0 ] ||
 		refuse "$address has $vfs SR-IOV virtual functions, which unbinding it destroys: not even --take takes it"
-	for disk in "$WB_SYSFS"/class/block/*; do
-		case $(readlink -f "$disk") in */"$address"/*) ;; *) continue ;; esac
-		name=${disk##*/}
+	for name in $(disks_behind "$address"); do
 		why=$(block_in_use "$name")
 		[ -z "$why" ] || refuse "$address holds $name, which is $why: not even --take takes it"
 	done
@@ -126,6 +142,23 @@ refuse_lifeline() { # <PCI address>
 		done
 	done
 	return 0
+}
+
+# The disks the device at <PCI address> serves: those under it, and the
+# head of each NVMe multipath disk one of whose paths is (native multipath
+# puts the head, the disk that is mounted, under the subsystem, and only
+# the hidden path nvmeXcYnZ, no /dev node, under the controller).
+disks_behind() { # <PCI address>
+	local disk path head
+	for disk in "$WB_SYSFS"/class/block/*; do
+		case $(readlink -f "$disk") in */"$1"/*) echo "${disk##*/}" ;; esac
+	done
+	for path in "$WB_SYSFS"/class/block/*/multipath/*; do
+		[ -e "$path" ] || continue
+		case $(readlink -f "$path") in */"$1"/*) ;; *) continue ;; esac
+		head=${path%/multipath/*}
+		echo "${head##*/}"
+	done
 }
 
 # The interfaces stacked on <interface>, however deep: the bridge, bond or

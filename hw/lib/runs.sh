@@ -48,7 +48,7 @@ step_args() { # <nic> <dst mac> <block> <io depths>
 choose_tool() { # <out dir>
 	if [ -z "$tool" ]; then
 		tool=7.3
-		timeout -k 5 30 dma_map_benchmark -j -s 1 -t 1 -g 1 >/dev/null 2>&1 && tool=series
+		timeout -k 5 30 dma_map_benchmark -j -s 1 -t 1 -g 1 -b "$DMA_BITS" >/dev/null 2>&1 && tool=series
 		[ "$tool" = series ] ||
 			say "the series' tool got no JSON run from this kernel: Linux 7.3's runs (means only; --tool series to insist)"
 	fi

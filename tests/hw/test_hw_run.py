@@ -250,6 +250,30 @@ class RefusalTest(FakeMachine):
             "22 1 259:2 / / rw,relatime - ext4 /dev/root rw")
         self.assert_refused(self.run_kit("--take"), f"{ADDR} holds nvme0n1, which is mounted")
 
+    def test_a_device_with_a_path_of_the_mounted_multipath_root_is_refused(self):
+        """Native NVMe multipath: the head nvme0n1 (mounted) is under the
+        subsystem, only the hidden path nvme0c0n1 under the controller."""
+        path = f"{self.sys}/devices/pci0000:00/{ADDR}/nvme/nvme0/nvme0c0n1"
+        head = f"{self.sys}/devices/virtual/nvme-subsystem/nvme-subsys0/nvme0n1"
+        os.makedirs(path)
+        put(f"{head}/dev", "259:0")
+        put(f"{head}/nvme0n1p2/dev", "259:2")
+        link(os.path.relpath(path, f"{head}/multipath"), f"{head}/multipath/nvme0c0n1")
+        for disk in (path, head):
+            link(os.path.relpath(disk, f"{self.sys}/class/block"),
+                 f"{self.sys}/class/block/{os.path.basename(disk)}")
+        put(f"{self.proc}/self/mountinfo", "22 1 259:2 / / rw,relatime - ext4 /dev/root rw")
+        self.assert_refused(self.run_kit("--take"), f"{ADDR} holds nvme0n1, which is mounted")
+
+    def test_a_device_holding_a_disk_a_process_has_open_is_refused(self):
+        """QEMU opens a VM's disk without O_EXCL: only /proc/*/fd says."""
+        self.nvme_disk()
+        link(f"{self.tmp}/machine/dev/nvme0n1p1", f"{self.proc}/4242/fd/5")
+        put(f"{self.proc}/4242/comm", "qemu-system-x86")
+        os.makedirs(f"{self.proc}/1/fd")
+        self.assert_refused(self.run_kit("--take"),
+                            f"{ADDR} holds nvme0n1, which is open in process 4242 (qemu-system-x86)")
+
     def test_a_device_holding_a_claimed_disk_is_refused(self):
         """A ZFS pool or a VM claims a disk with no file naming it: the
         kernel refuses an exclusive open (the stand-in randread, EBUSY)."""
@@ -630,8 +654,9 @@ class SignalTest(FakeMachine):
         # Nothing of the step is left running: its session was ended.
         self.assert_ended(pids)
 
-    def test_sigint_sighup_and_sigquit_give_everything_back(self):
-        for sig, status in ((signal.SIGINT, 130), (signal.SIGHUP, 129), (signal.SIGQUIT, 131)):
+    def test_int_hup_quit_and_pipe_give_everything_back(self):
+        for sig, status in ((signal.SIGINT, 130), (signal.SIGHUP, 129), (signal.SIGQUIT, 131),
+                            (signal.SIGPIPE, 141)):
             with self.subTest(signal=sig.name):
                 # A directory and a pid list of this run's own.
                 self.out = os.path.join(self.tmp, f"out-{sig.name}")
@@ -652,6 +677,7 @@ class SignalTest(FakeMachine):
         kit.send_signal(signal.SIGTERM)
         time.sleep(1)
         kit.send_signal(signal.SIGINT)
+        kit.send_signal(signal.SIGQUIT)
         kit.send_signal(signal.SIGTERM)
         _, err = kit.communicate(timeout=40)
         self.assert_given_back()
@@ -696,6 +722,22 @@ class SignalTest(FakeMachine):
         self.assertEqual(run.returncode, 0, run.stderr)
         self.assert_given_back(group_type="DMA-FQ")
         self.assert_ended(pids)
+
+    def test_a_run_whose_state_file_is_gone_touches_nothing_more(self):
+        """Without its state file (removed by hand) the run has nothing to
+        give back by: it ends before the next mode takes the device."""
+        state = os.path.join(self.tmp, "state", ADDR + ".state")
+        kit = subprocess.Popen(self.command("--take", ADDR, self.out),
+                               env=self.env(MODES="strict,lazy"), stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+        deadline = time.time() + 30
+        while not os.path.exists(state) and time.time() < deadline:
+            time.sleep(0.01)
+        os.unlink(state)
+        _, err = kit.communicate(timeout=60)
+        self.assertEqual(kit.returncode, 1, err)
+        self.assertIn("is gone", err)
+        self.assertFalse(os.path.exists(os.path.join(self.out, "lazy.log")))
 
     def test_restore_after_sigkill(self):
         """The mode's session outlives the kit's kill -9 (no trap sees it):
