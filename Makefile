@@ -26,6 +26,10 @@
 #                      function, baseline beside patched (gdb single-steps)
 #   make per-patch REVS="<rev>..."   the benchmark of the kernel at each
 #                      revision, side by side: what each patch changes
+#   make hw-kit        the kit that runs the benchmark on a booted machine,
+#                      x86_64 and arm64 (build/hw-kit/; hw/README.md)
+#   make hw-report A=<dir> B=<dir>   two of its result sets (one machine,
+#                      one matrix; ANYWAY=1 to compare others) as make's report
 #   make reset-tree    take patches/ again, dropping unexported tree commits
 #   make clean-results measure again on the next make
 #   make clean         remove build/ (ccache stays)
@@ -42,6 +46,8 @@
 #   make check-series       each patch applies in order; checkpatch --strict
 #   make check-posting      make posting with a test sender
 #   make check-shell        shellcheck of every workbench script
+#   make check-hw           the hardware kit's runner on a fake sysfs (tests/hw/):
+#                           refusals, giving back, group types; no tree, no guest
 #   make check-results      the results layer's unit tests (tests/results/):
 #                           parsers, tables, protocol, break.py; no tree, no guest
 #   make check-parsers      guest-results.py, report.py and per_patch.py on the
@@ -114,12 +120,12 @@ export WB_BASELINE_PATCHES := $(BASELINE_PATCHES)
 # every run on host time.
 ICOUNT ?= 1
 
-B := build
+BUILD := build
 comma := ,
-STATE := $(B)/state
-TREE := $(B)/patched/linux
+STATE := $(BUILD)/state
+TREE := $(BUILD)/patched/linux
 RESULTS := results
-CHECK := $(B)/check/results
+CHECK := $(BUILD)/check/results
 # Each architecture's facts are data in archs/<arch>.sh: the kernel image,
 # cross compiler, QEMU machine, console and IOMMU modes its scripts read, and
 # what the rules below read: IMAGE_<arch>, FRAGMENTS_<arch> (its kernels'
@@ -154,13 +160,16 @@ $(foreach k,$(KERNELS),\
 # The guest boots of check, as a table (label, architecture, kernel, IOMMU
 # mode, whether the built-in suites count, devices, time limit, command line).
 BOOTS := configs/boots
-GUEST := $(wildcard guest/init guest/*.sh guest/steps/*.sh)
+# The guests carry the hardware kit's runner too (guest/steps/hwkit.sh):
+# hw/hw-run.sh and its parts, hw/lib/.
+HW_RUNNER := hw/hw-run.sh $(wildcard hw/lib/*.sh)
+GUEST := $(wildcard guest/init guest/*.sh guest/steps/*.sh) $(HW_RUNNER)
 STAGE := scripts/stage.sh
 TEST := scripts/check/test.sh $(CHECK)
 
 # What the rules build for kernel <dir>/<variant> of configs/kernels, all in
 # build/<dir>/: $(call out,patched/x86_64) is build/patched/out-x86_64.
-kdir = $(B)/$(patsubst %/,%,$(dir $(1)))
+kdir = $(BUILD)/$(patsubst %/,%,$(dir $(1)))
 out = $(call kdir,$(1))/out-$(notdir $(1))
 kernel = $(call out,$(1))/$(IMAGE_$(ARCH_$(1)))
 fragments = $(FRAGMENTS_$(ARCH_$(1))) $(MORE_$(1))
@@ -176,7 +185,7 @@ initramfs = $(call kdir,$(1))/initramfs-$(notdir $(1)).cpio.gz
 tool_names = dma_map_benchmark $(addprefix dma_map_benchmark-,7.3 6.12 series \
 	$(if $(COMPAT_$(ARCH_$(1))),$(COMPAT_$(ARCH_$(1))) 7.3-$(COMPAT_$(ARCH_$(1)))))
 # The workbench's NVMe reader, for the workload step
-RANDREAD := $(B)/randread/randread
+RANDREAD := $(BUILD)/randread/randread
 # The programs and modules kernel <kernel>'s initramfs carries, and the
 # files it is made from (the tools' other programs come with the first)
 guest_files = $(if $(filter tools,$(GUEST_$(1))),\
@@ -185,12 +194,12 @@ guest_files = $(if $(filter tools,$(GUEST_$(1))),\
 guest_prerequisites = $(if $(filter tools,$(GUEST_$(1))),$(call tools,$(1))) \
 	$(call modules,$(1)) $(if $(filter randread,$(GUEST_$(1))),$(RANDREAD))
 # The kselftest KTAP helpers the guest's steps print their results with
-ktap_helpers = $(B)/$(TREE_$(1))/linux/tools/testing/selftests/kselftest/ktap_helpers.sh
+ktap_helpers = $(BUILD)/$(TREE_$(1))/linux/tools/testing/selftests/kselftest/ktap_helpers.sh
 
 .PHONY: all per-patch report workloads check check-tests check-series check-posting check-shell check-pristine tree export posting \
 	check-breaks-apply check-results check-report \
 	apply check-bisect check-breaks check-iommupt check-iova-uml check-parsers check-debug check-debug-tests check-deps reset-tree \
-	insns clean-results clean space check-space FORCE
+	insns clean-results clean hw-kit hw-report check-hw space check-space FORCE
 
 all: space report
 
@@ -200,9 +209,9 @@ all: space report
 SPACE_GIB ?= 16
 CHECK_SPACE_GIB ?= 12
 space:
-	@scripts/space.sh $(B) $(SPACE_GIB) make
+	@scripts/space.sh $(BUILD) $(SPACE_GIB) make
 check-space:
-	@scripts/space.sh $(B) $(CHECK_SPACE_GIB) "make check"
+	@scripts/space.sh $(BUILD) $(CHECK_SPACE_GIB) "make check"
 
 ## 1. Packages, the pristine tree and the series on it
 
@@ -213,22 +222,22 @@ $(STATE)/deps: scripts/deps.sh
 
 # Debian's source packages, unpacked under build/deb-<series>/; the file
 # build/deb-<series>.tarball names the source tarball.
-$(B)/deb-%.tarball: scripts/tree/fetch-source.sh | $(STATE)/deps
+$(BUILD)/deb-%.tarball: scripts/tree/fetch-source.sh | $(STATE)/deps
 	@scripts/tree/fetch-source.sh linux-source-$* $(if $(filter $(BASE_SERIES),$*),$(BASE_VERSION) \
-		$(BASE_SUITE),$(OLD_VERSION) $(OLD_SUITE)) $(B)/deb-$* >$@
+		$(BASE_SUITE),$(OLD_VERSION) $(OLD_SUITE)) $(BUILD)/deb-$* >$@
 
-$(STATE)/pristine: $(B)/deb-$(BASE_SERIES).tarball | $(STATE)/deps
-	@$(STAGE) "pristine tree" scripts/tree/pristine.sh $(TREE) $$(cat $<) $$(cat $(B)/deb-$(BASE_SERIES)/version) \
+$(STATE)/pristine: $(BUILD)/deb-$(BASE_SERIES).tarball | $(STATE)/deps
+	@$(STAGE) "pristine tree" scripts/tree/pristine.sh $(TREE) $$(cat $<) $$(cat $(BUILD)/deb-$(BASE_SERIES)/version) \
 		$(BASE_SERIES)
 	@touch $@
 
 # Rewritten only when the tree changes, so kernels rebuild only then.
 $(STATE)/baseline.rev $(STATE)/patched.rev &: $(STATE)/pristine FORCE
-	@$(STAGE) "series" scripts/tree/tree.sh $(TREE) patches $(B)/baseline/linux $(STATE)
+	@$(STAGE) "series" scripts/tree/tree.sh $(TREE) patches $(BUILD)/baseline/linux $(STATE)
 
 # Linux 7.3 as it is (pristine), tested as a check.
 $(STATE)/pristine.rev: $(STATE)/pristine
-	@scripts/tree/worktree.sh $(TREE) pristine $(B)/pristine/linux
+	@scripts/tree/worktree.sh $(TREE) pristine $(BUILD)/pristine/linux
 	@git -C $(TREE) rev-parse pristine >$@
 
 tree: $(STATE)/patched.rev
@@ -241,13 +250,13 @@ apply: $(STATE)/deps
 
 reset-tree: $(STATE)/pristine
 	@scripts/tree/reset-tree.sh $(TREE)
-	@$(STAGE) "series" scripts/tree/tree.sh $(TREE) patches $(B)/baseline/linux $(STATE)
+	@$(STAGE) "series" scripts/tree/tree.sh $(TREE) patches $(BUILD)/baseline/linux $(STATE)
 
 ## 2. Kernels, the dma_map_benchmark tools and the guest's initramfs, per architecture
 
 # Linux 6.12's tool and the header it was built with, from its source package.
-OLD_TOOL := $(B)/tool-$(OLD_SERIES)
-$(OLD_TOOL)/stamp: $(B)/deb-$(OLD_SERIES).tarball
+OLD_TOOL := $(BUILD)/tool-$(OLD_SERIES)
+$(OLD_TOOL)/stamp: $(BUILD)/deb-$(OLD_SERIES).tarball
 	@mkdir -p $(OLD_TOOL)
 	@tar -xJf $$(cat $<) -C $(OLD_TOOL) --strip-components=1 \
 		linux-source-$(OLD_SERIES)/tools/testing/selftests/dma/dma_map_benchmark.c \
@@ -267,17 +276,17 @@ $(RANDREAD): workload/randread.c | $(STATE)/deps
 define kernel_rules
 $(call kernel,$(1)): $(STATE)/$(TREE_$(1)).rev $(call fragment_list,$(1)) $(call fragments,$(1)) \
 		scripts/build/kbuild.sh scripts/build/kconfig.sh
-	@$(STAGE) "$(1) kernel" scripts/build/kbuild.sh $(ARCH_$(1)) $(B)/$(TREE_$(1))/linux $(call out,$(1)) \
+	@$(STAGE) "$(1) kernel" scripts/build/kbuild.sh $(ARCH_$(1)) $(BUILD)/$(TREE_$(1))/linux $(call out,$(1)) \
 		$(call fragments,$(1))
 
 $(call tools,$(1)): $(call kernel,$(1)) $(OLD_TOOL)/stamp $(STATE)/patched.rev scripts/build/tools.sh
-	@$(STAGE) "$(1) tools/dma" scripts/build/tools.sh $(ARCH_$(1)) $(B)/$(TREE_$(1))/linux $(OLD_TOOL) \
+	@$(STAGE) "$(1) tools/dma" scripts/build/tools.sh $(ARCH_$(1)) $(BUILD)/$(TREE_$(1))/linux $(OLD_TOOL) \
 		$(TREE) $(dir $(call tools,$(1)))
 
 $(foreach m,$(call modules,$(1)),
 $(m): $(call kernel,$(1)) $(wildcard modules/$(basename $(notdir $(m)))/*) scripts/build/module.sh
 	@$(STAGE) "$(1) module $(basename $(notdir $(m)))" scripts/build/module.sh $(ARCH_$(1)) \
-		$(B)/$(TREE_$(1))/linux $(call out,$(1)) modules/$(basename $(notdir $(m))) $(dir $(m))
+		$(BUILD)/$(TREE_$(1))/linux $(call out,$(1)) modules/$(basename $(notdir $(m))) $(dir $(m))
 )
 
 # The list of its fragments, rewritten only when it changes: a fragment
@@ -297,7 +306,7 @@ $(call guest_list,$(1)): FORCE
 $(call initramfs,$(1)): $(STATE)/$(TREE_$(1)).rev $(call guest_list,$(1)) $(call guest_prerequisites,$(1)) \
 		$(BUSYBOX_$(ARCH_$(1))) $(GUEST) scripts/build/initramfs.sh
 	@$(STAGE) "$(1) initramfs" scripts/build/initramfs.sh $(BUSYBOX_$(ARCH_$(1))) guest $$@ \
-		$(call ktap_helpers,$(1)) $(call guest_files,$(1))
+		$(call ktap_helpers,$(1)) $(HW_RUNNER) $(call guest_files,$(1))
 
 # Named so that make never takes them for intermediate files, which it
 # would delete after use and not remake when missing.
@@ -309,7 +318,7 @@ $(BUILT):
 ## 3. Benchmark: both x86_64 kernels in every IOMMU mode, then the report
 
 $(STATE)/accel: $(call kernel,patched/x86_64) $(call initramfs,patched/x86_64)
-	@scripts/run/accel.sh $^ $(B)/accel-probe.log >$@
+	@scripts/run/accel.sh $^ $(BUILD)/accel-probe.log >$@
 
 $(STATE)/matrix: FORCE
 	@mkdir -p $(STATE)
@@ -317,11 +326,11 @@ $(STATE)/matrix: FORCE
 	@if cmp -s $@.new $@; then rm $@.new; else mv $@.new $@; fi
 
 # Baseline and patched boot side by side, one mode after the other.
-$(B)/results/done: $(foreach v,baseline patched,$(call kernel,$(v)/x86_64) $(call initramfs,$(v)/x86_64)) \
+$(BUILD)/results/done: $(foreach v,baseline patched,$(call kernel,$(v)/x86_64) $(call initramfs,$(v)/x86_64)) \
 		$(STATE)/matrix $(STATE)/accel
 	@WB_ACCEL=$$(cat $(STATE)/accel) WB_ICOUNT=$(ICOUNT) \
 		$(STAGE) "benchmark, baseline and patched ($$(cat $(STATE)/accel))" \
-		scripts/run/bench.sh x86_64 $(B)/results $(MODES) $(THREADS) "wb.maps=$(MAPS) \
+		scripts/run/bench.sh x86_64 $(BUILD)/results $(MODES) $(THREADS) "wb.maps=$(MAPS) \
 		wb.granules=$(GRANULES) wb.depths=$(DEPTHS) wb.seconds=$(SECONDS)" $(SECONDS) \
 		$(foreach v,baseline patched,$(v):$(call kernel,$(v)/x86_64):$(call initramfs,$(v)/x86_64))
 	@touch $@
@@ -341,22 +350,22 @@ $(STATE)/workloads: FORCE
 # Baseline and patched side by side, one IOMMU mode after the other, always
 # on the -icount clock with one vCPU (ICOUNT does not apply: pktgen's rate
 # on host time would follow the host's load).
-$(B)/workloads/done: $(foreach v,baseline patched,$(call kernel,$(v)/workload) \
+$(BUILD)/workloads/done: $(foreach v,baseline patched,$(call kernel,$(v)/workload) \
 		$(call initramfs,$(v)/workload)) $(STATE)/workloads
-	@$(STAGE) "workloads, baseline and patched" scripts/run/workloads.sh $(B)/workloads $(MODES) \
+	@$(STAGE) "workloads, baseline and patched" scripts/run/workloads.sh $(BUILD)/workloads $(MODES) \
 		"wb.packets=$(PACKETS) wb.io_depths=$(IO_DEPTHS) wb.seconds=$(IO_SECONDS)" \
 		$(foreach v,baseline patched,$(v):$(call kernel,$(v)/workload):$(call initramfs,$(v)/workload))
 	@touch $@
 
-workloads: $(B)/workloads/done
+workloads: $(BUILD)/workloads/done
 
-report: $(B)/results/done $(B)/workloads/done
-	@$(STAGE) "report" scripts/results/report.py $(RESULTS) $(B)/results/baseline \
-		$(B)/results/patched "$$(scripts/results/accel-label.sh $$(cat $(STATE)/accel) $(ICOUNT))" \
-		$(B)/workloads/baseline $(B)/workloads/patched
+report: $(BUILD)/results/done $(BUILD)/workloads/done
+	@$(STAGE) "report" scripts/results/report.py $(RESULTS) $(BUILD)/results/baseline \
+		$(BUILD)/results/patched "$$(scripts/results/accel-label.sh $$(cat $(STATE)/accel) $(ICOUNT))" \
+		$(BUILD)/workloads/baseline $(BUILD)/workloads/patched
 
 clean-results:
-	rm -rf $(B)/results $(B)/workloads $(RESULTS)
+	rm -rf $(BUILD)/results $(BUILD)/workloads $(RESULTS)
 
 ## 4. Tests: the series, the workbench, each architecture's build and boot
 
@@ -366,13 +375,13 @@ check: check-space $(STATE)/deps
 	@rc=0; $(MAKE) --no-print-directory -k check-tests || rc=$$?; \
 		scripts/check/summary.sh $(CHECK) $$rc
 
-check-tests: check-series check-posting check-shell check-results check-parsers check-deps check-breaks-apply \
+check-tests: check-series check-posting check-shell check-hw check-results check-parsers check-deps check-breaks-apply \
 	$(addprefix check-,$(ARCHS)) check-pristine check-iommupt check-iova-uml check-debug-tests
 
 # Every boot of $(BOOTS) of kernel <dir>/<arch> of configs/kernels, with
 # what each console shows recorded.
 boots = scripts/check/boots.sh $(CHECK) $(BOOTS) $(patsubst %/,%,$(dir $(1))) $(ARCH_$(1)) \
-	$(call kernel,$(1)) $(call initramfs,$(1)) $(B)/$(TREE_$(1))/linux
+	$(call kernel,$(1)) $(call initramfs,$(1)) $(BUILD)/$(TREE_$(1))/linux
 
 check-series: $(STATE)/patched.rev
 	@scripts/check/series.sh $(TREE) patches $(CHECK)
@@ -398,22 +407,22 @@ check-posting: $(STATE)/patched.rev
 # then, so it fails spuriously in the x86_64 guest; uniprocessor UML keeps
 # it exact.
 check-iommupt: $(STATE)/patched.rev
-	@$(TEST) "KUnit of generic_pt on UML" scripts/check/kunit-uml.sh $(TREE) $(B)/kunit-uml \
-		drivers/iommu/generic_pt $(B)/check/iommupt.log
-	@scripts/results/guest-results.py $(TREE) $(B)/check/iommupt.log iommupt $(CHECK)
+	@$(TEST) "KUnit of generic_pt on UML" scripts/check/kunit-uml.sh $(TREE) $(BUILD)/kunit-uml \
+		drivers/iommu/generic_pt $(BUILD)/check/iommupt.log
+	@scripts/results/guest-results.py $(TREE) $(BUILD)/check/iommupt.log iommupt $(CHECK)
 
 # The series' IOVA cache suite as its users would run it, kunit.py on UML
 # (configs/iova.kunitconfig): the guests run it too, but a suite of a
 # library that needs no IOMMU must not need a guest.
 check-iova-uml: $(STATE)/patched.rev
-	@$(TEST) "KUnit of iova on UML" scripts/check/kunit-uml.sh $(TREE) $(B)/kunit-uml-iova \
-		configs/iova.kunitconfig $(B)/check/iova-uml.log
-	@scripts/results/guest-results.py $(TREE) $(B)/check/iova-uml.log iova-uml $(CHECK)
+	@$(TEST) "KUnit of iova on UML" scripts/check/kunit-uml.sh $(TREE) $(BUILD)/kunit-uml-iova \
+		configs/iova.kunitconfig $(BUILD)/check/iova-uml.log
+	@scripts/results/guest-results.py $(TREE) $(BUILD)/check/iova-uml.log iova-uml $(CHECK)
 
 # Linux 7.3's tools/testing/kunit, as build/kunit-tool/tools/testing/kunit:
 # a directory guest-results.py takes in place of a tree.
-KUNIT_TOOL := $(B)/kunit-tool
-$(KUNIT_TOOL)/stamp: $(B)/deb-$(BASE_SERIES).tarball
+KUNIT_TOOL := $(BUILD)/kunit-tool
+$(KUNIT_TOOL)/stamp: $(BUILD)/deb-$(BASE_SERIES).tarball
 	@rm -rf $(KUNIT_TOOL)
 	@mkdir -p $(KUNIT_TOOL)
 	@tar -xJf $$(cat $<) -C $(KUNIT_TOOL) --strip-components=1 \
@@ -445,13 +454,24 @@ check-results:
 	done; exit $$rc
 
 check-shell:
-	@$(TEST) "shellcheck of the workbench" shellcheck -x scripts/*.sh scripts/*/*.sh archs/*.sh guest/init guest/*.sh guest/steps/*.sh .ci/run
+	@$(TEST) "shellcheck of the workbench" shellcheck -x scripts/*.sh scripts/*/*.sh archs/*.sh guest/init guest/*.sh guest/steps/*.sh .ci/run \
+		hw/*.sh hw/lib/*.sh tests/hw/*.sh tests/hw/bin/*
+
+# The hardware kit's runner on a fake machine (tests/hw/): a kit laid out by
+# scripts/build/hw-kit.sh with stand-in tools, a fake sysfs whose kernel
+# part tests/hw/fake_kernel.py plays; no tree, no root, no guest.
+check-hw:
+	@mkdir -p $(dir $(CHECK))
+	@rc=0; for shell in dash bash "busybox sh"; do \
+		WB_TEST_SHELL="$$shell" $(TEST) "the hardware kit on a fake sysfs under $$shell" \
+			python3 -B -m unittest discover -s tests/hw || rc=1; \
+	done; exit $$rc
 
 # deps.sh in a fresh Debian 12 root (debootstrap): its package list gives
 # every command the workbench calls, whatever this machine happens to have.
 check-deps: $(STATE)/deps
-	@mkdir -p $(B)/fresh $(dir $(CHECK))
-	@$(TEST) "deps.sh on a fresh Debian 12" scripts/check/deps.sh $(B)/fresh
+	@mkdir -p $(BUILD)/fresh $(dir $(CHECK))
+	@$(TEST) "deps.sh on a fresh Debian 12" scripts/check/deps.sh $(BUILD)/fresh
 
 check-pristine: $(addprefix check-pristine-,$(ARCHS))
 
@@ -464,7 +484,7 @@ check-pristine-%: $(STATE)/pristine.rev
 # W=1 and sparse also compile the architecture's ALONE objects (archs/).
 $(addprefix check-,$(ARCHS)): check-%: $(STATE)/patched.rev $(STATE)/pristine.rev
 	@$(TEST) "build $* kernel" $(MAKE) --no-print-directory $(call initramfs,patched/$*)
-	@WB_ALONE="$(ALONE_$*)" scripts/check/warnings.sh $* $(TREE) $(call out,patched/$*) $(B)/pristine/linux \
+	@WB_ALONE="$(ALONE_$*)" scripts/check/warnings.sh $* $(TREE) $(call out,patched/$*) $(BUILD)/pristine/linux \
 		$(call out,pristine/$*) $(CHECK) $(call fragments,patched/$*)
 	@$(call boots,patched/$*)
 
@@ -497,12 +517,12 @@ check-debug-tests: $(STATE)/patched.rev
 # reads the consoles already there: no kernel, no guest.
 check-report:
 	@mkdir -p $(dir $(CHECK))
-	@scripts/check/report.sh $(CHECK) $(B)/check
+	@scripts/check/report.sh $(CHECK) $(BUILD)/check
 
 check-bisect: $(STATE)/patched.rev $(OLD_TOOL)/stamp
 	@mkdir -p $(dir $(CHECK))
 	@rm -f $(CHECK)
-	@rc=0; scripts/check/bisect.sh $(TREE) $(B)/bisect $(OLD_TOOL) $(CHECK) $(ARCHS) || rc=$$?; \
+	@rc=0; scripts/check/bisect.sh $(TREE) $(BUILD)/bisect $(OLD_TOOL) $(CHECK) $(ARCHS) || rc=$$?; \
 		scripts/check/summary.sh $(CHECK) $$rc
 
 # The series' tests can fail: each break of tests/breaks/<suite>.json, one
@@ -527,7 +547,7 @@ check-breaks: $(STATE)/patched.rev
 # Each part of patches/parts as mails for git send-email (build/posting/):
 # the sender's identity, never the project's placeholder; To and Cc from the
 # tree's get_maintainer.pl and the part's lists; see README.md.
-POSTING := $(B)/posting
+POSTING := $(BUILD)/posting
 VERSION ?= 2
 posting: $(STATE)/patched.rev
 	@scripts/tree/posting.sh $(TREE) patches $(POSTING) $(VERSION) "$(GIT_NAME) <$(GIT_EMAIL)>" \
@@ -540,7 +560,7 @@ posting: $(STATE)/patched.rev
 # with QEMU's gdbstub; gdb single-steps dma_map_page_attrs() and
 # dma_unmap_page_attrs() calls and scripts/results/insns.py counts what each
 # function they went through executed (build/insns/<mode>.txt).
-INSNS := $(B)/insns
+INSNS := $(BUILD)/insns
 INSNS_MODES ?= $(shell . guest/protocol.sh && echo "$$WB_MODE_LAZY $$WB_MODE_STRICT")
 INSNS_KERNELS := baseline patched
 
@@ -565,9 +585,42 @@ insns: $(foreach k,$(INSNS_KERNELS),$(call kernel,$(k)/x86_64) $(call initramfs,
 REVS ?=
 per-patch: $(STATE)/patched.rev $(call initramfs,patched/x86_64)
 	@test -n "$(REVS)" || { echo 'make per-patch: say REVS="<rev> <rev>..."'; exit 2; }
-	@WB_ICOUNT=$(ICOUNT) scripts/run/per-patch.sh $(TREE) $(B)/per-patch \
+	@WB_ICOUNT=$(ICOUNT) scripts/run/per-patch.sh $(TREE) $(BUILD)/per-patch \
 		$(call initramfs,patched/x86_64) $(MODES) "wb.maps=$(MAPS) wb.granules=$(GRANULES) \
 		wb.depths=$(DEPTHS) wb.seconds=$(SECONDS)" $(REVS) -- $(call fragments,patched/x86_64)
 
+## 9. The hardware kit: the benchmark on a booted machine (hw/, issue 31)
+
+# The kit of each architecture (scripts/build/hw-kit.sh): hw/hw-run.sh and
+# its parts (hw/lib/), the guests' bench and workload steps with their
+# helpers, the patched and Linux 7.3's dma_map_benchmark and randread,
+# static; from the patched tree's tools alone (scripts/build/tools.sh:
+# tools/dma needs no kernel build), so no kernel is built for it.
+HW_KIT := $(BUILD)/hw-kit
+HW_KIT_BUILT := $(foreach a,$(ARCHS),$(HW_KIT)/tools-$(a)/dma_map_benchmark $(HW_KIT)/randread-$(a)/randread)
+$(HW_KIT)/tools-%/dma_map_benchmark: $(STATE)/patched.rev $(OLD_TOOL)/stamp scripts/build/tools.sh
+	@$(STAGE) "$* tools/dma for the hw kit" scripts/build/tools.sh $* $(TREE) $(OLD_TOOL) $(TREE) $(dir $@)
+
+$(HW_KIT)/randread-%/randread: workload/randread.c | $(STATE)/deps
+	@mkdir -p $(dir $@)
+	@$$(. archs/$*.sh && echo "$$cross")gcc -static -O2 -Wall -Wextra -Werror -o $@ $<
+
+$(HW_KIT)/wb-hw-kit-%.tar.gz: $(HW_KIT)/tools-%/dma_map_benchmark $(HW_KIT)/randread-%/randread \
+		$(STATE)/patched.rev hw/README.md $(GUEST) scripts/build/hw-kit.sh
+	@$(STAGE) "$* hw kit" scripts/build/hw-kit.sh $(dir $<) $(HW_KIT)/randread-$*/randread \
+		$(TREE)/tools/testing/selftests/kselftest/ktap_helpers.sh $(HW_KIT)/wb-hw-kit-$*
+
+# Named, so that make never takes them for intermediate files.
+$(HW_KIT_BUILT):
+
+hw-kit: $(foreach a,$(ARCHS),$(HW_KIT)/wb-hw-kit-$(a).tar.gz)
+
+# Two result sets of the kit, A as the report's baseline, B as its patched
+# (results/hw/).
+HW_RESULTS := $(RESULTS)/hw
+hw-report:
+	@test -n "$(A)" && test -n "$(B)" || { echo 'make hw-report: say A=<dir> B=<dir>'; exit 2; }
+	@scripts/results/hw-report.py $(if $(ANYWAY),--anyway) $(HW_RESULTS) $(A) $(B)
+
 clean:
-	rm -rf $(B)
+	rm -rf $(BUILD)

@@ -7,7 +7,7 @@
 # named after its counter (guest/protocol.sh's WB_COUNTED). WB_TRACING
 # stands for tracefs in tests.
 COUNTED=$WB_COUNTED
-TRACING=${WB_TRACING:-/sys/kernel/tracing}
+TRACING=${WB_TRACING:-${WB_SYSFS:-/sys}/kernel/tracing}
 
 # The function whose calls <counter> counts: intel-iommu's synchronous
 # invalidation wait, its invalidation of new mappings (which waits too, in
@@ -25,13 +25,18 @@ counted_function() { # <counter>
 # Place the probes; print the counters whose probe was placed (none without
 # kprobe events; a function this kernel lacks, VT-d's on arm64, has none).
 counters_setup() {
-	[ -n "${WB_TRACING:-}" ] || mount -t tracefs tracefs "$TRACING" 2>/dev/null || true
+	# A booted machine has tracefs mounted already: no second mount there.
+	[ -n "${WB_TRACING:-}" ] || [ -e "$TRACING/kprobe_events" ] ||
+		mount -t tracefs tracefs "$TRACING" 2>/dev/null || true
 	[ -w "$TRACING/kprobe_events" ] || return 0
 	# Count hits only: nothing needs to reach the ring buffer.
 	echo 0 >"$TRACING/tracing_on"
+	# A probe an earlier step placed (the kit runs a step per mode) is
+	# there already: placing it again fails with EEXIST.
 	for counter in $COUNTED; do
-		if echo "p:wb/$counter $(counted_function "$counter")" >>"$TRACING/kprobe_events" \
-			2>/dev/null; then
+		if [ -d "$TRACING/events/wb/$counter" ] ||
+			echo "p:wb/$counter $(counted_function "$counter")" >>"$TRACING/kprobe_events" \
+				2>/dev/null; then
 			printf '%s ' "$counter"
 		fi
 	done
@@ -43,9 +48,9 @@ counters_hits() { # <counter>
 }
 
 counters_on() { # <counter>...
-	: >/tmp/wb-counters
+	: >"$WB_TMP/wb-counters"
 	for fn in "$@"; do
-		echo "$fn $(counters_hits "$fn")" >>/tmp/wb-counters
+		echo "$fn $(counters_hits "$fn")" >>"$WB_TMP/wb-counters"
 		echo 1 >"$TRACING/events/wb/$fn/enable"
 	done
 }
@@ -54,7 +59,7 @@ counters_on() { # <counter>...
 counters_off() { # <counter>...
 	for fn in "$@"; do
 		echo 0 >"$TRACING/events/wb/$fn/enable"
-		start=$(awk -v f="$fn" '$1 == f { print $2 }' /tmp/wb-counters)
+		start=$(awk -v f="$fn" '$1 == f { print $2 }' "$WB_TMP/wb-counters")
 		printf '"%s":%s,' "$fn" $(($(counters_hits "$fn") - start))
 	done
 }
@@ -69,6 +74,9 @@ QI_EVENT=$QI_TRACE/events/intel_iommu/qi_submit
 invalidations_on() {
 	[ -d "$TRACING/events/intel_iommu/qi_submit" ] || return 0
 	mkdir -p "$QI_TRACE"
+	# 16 MiB on each CPU (buffer_size_kb is per CPU, and a run's events
+	# land on the CPU of whichever thread unmaps): a counted strict second
+	# of one thread is about 7 MiB here. The instance goes at teardown.
 	echo 16384 >"$QI_TRACE/buffer_size_kb"
 	: >"$QI_TRACE/trace"
 	echo 'qw0 & 2' >"$QI_EVENT/filter"
@@ -107,6 +115,17 @@ invalidations_off() {
 				k_lost, lost
 		}' "$QI_TRACE/trace"
 	: >"$QI_TRACE/trace"
+}
+
+# Remove the probes and the trace instance: a guest powers off with them,
+# a machine the kit ran on must be left as it was (hw/hw-run.sh).
+counters_teardown() {
+	[ -w "$TRACING/kprobe_events" ] || return 0
+	for fn in $COUNTED; do
+		{ echo 0 >"$TRACING/events/wb/$fn/enable"; } 2>/dev/null || true
+		{ echo "-:wb/$fn" >>"$TRACING/kprobe_events"; } 2>/dev/null || true
+	done
+	[ ! -d "$QI_TRACE" ] || rmdir "$QI_TRACE" 2>/dev/null || true
 }
 
 # Whether the members of a counted run (counters_off, invalidations_off)

@@ -2,20 +2,46 @@
 # shellcheck shell=dash
 # Helpers for the guest's jobs and steps; sourced by busybox sh.
 
+# Where these scripts live: /wb in the guests; the hardware kit (hw/) sets
+# WB_DIR to its own copy, so that one code path serves guest and hardware.
+WB_DIR=${WB_DIR:-/wb}
+# The sysfs the steps read and write: another root only for the kit's tests
+# on a fake tree (tests/hw/).
+WB_SYSFS=${WB_SYSFS:-/sys}
+# The steps' scratch files: /tmp in the guests; the kit's own directory on a
+# machine, where root writing fixed names in /tmp would follow whatever
+# another user left there.
+WB_TMP=${WB_TMP:-/tmp}
+
 # The result protocol the host reads: modes, markers, JSON kinds, counters.
 # shellcheck source=guest/protocol.sh
-. /wb/protocol.sh
+. "$WB_DIR/protocol.sh"
 # shellcheck source=guest/objects.sh
-. /wb/objects.sh
+. "$WB_DIR/objects.sh"
 
 # The kernel's own KTAP helpers (tools/testing/selftests/kselftest/), which
 # the initramfs takes from the tree the kernel was built from.
 # shellcheck source=/dev/null
-. /wb/ktap_helpers.sh
+. "$WB_DIR/ktap_helpers.sh"
+
+# The name of the IOMMU mode of <role> (guest/protocol.sh: the data that
+# picks modes, configs/boots and tests/breaks/, names them by role, as
+# scripts/lib.sh's mode_name reads them); fails for an unknown role.
+mode_name() { # <role>
+	case $1 in "" | *[!a-z]*) return 1 ;; esac
+	eval "set -- \"\${WB_MODE_$(echo "$1" | tr '[:lower:]' '[:upper:]'):-}\""
+	[ -n "$1" ] && echo "$1"
+}
+
+# The words wb_arg reads: the kernel command line, or on hardware the
+# kit's WB_ARGS, which passes the matrix as the host passes it to a guest.
+wb_cmdline() {
+	if [ -n "${WB_ARGS+set}" ]; then echo "$WB_ARGS"; else cat /proc/cmdline; fi
+}
 
 # The value of wb.<name>= on the kernel command line, or <default>.
 wb_arg() { # <name> [default]
-	read -r cmdline </proc/cmdline
+	cmdline=$(wb_cmdline)
 	for word in $cmdline; do
 		case $word in "wb.$1="*) echo "${word#*=}"; return ;; esac
 	done
@@ -25,7 +51,7 @@ wb_arg() { # <name> [default]
 # Every value of wb.<name>= on the kernel command line, joined by commas
 # (a mode's line and a boot's line may each give a module parameters).
 wb_arg_all() { # <name>
-	read -r cmdline </proc/cmdline
+	cmdline=$(wb_cmdline)
 	all=
 	for word in $cmdline; do
 		case $word in "wb.$1="*) all="${all:+$all,}${word#*=}" ;; esac
@@ -40,7 +66,7 @@ wb_arg_all() { # <name>
 ktap_subtest() { # <name> <command> [args...]
 	local name=$1 status
 	shift
-	status=$(mktemp)
+	status=$(mktemp "$WB_TMP/status.XXXXXX")
 	# The status is written either way: "set -e" must not end the group first.
 	{
 		if (
@@ -68,17 +94,24 @@ ktap_subtest() { # <name> <command> [args...]
 RUN_LIMIT=60
 
 # Run a program under the time limit, its output as KTAP diagnostic lines;
-# <program>'s exit status is returned and its output left in /tmp/run.out.
+# <program>'s exit status is returned and its output left in $WB_TMP/run.out.
 run_limited() { # <program> [args...]
 	local rc=0
-	timeout -k 10 "$RUN_LIMIT" "$@" >/tmp/run.out 2>&1 || rc=$?
-	sed 's/^/# /' /tmp/run.out
+	timeout -k 10 "$RUN_LIMIT" "$@" >"$WB_TMP/run.out" 2>&1 || rc=$?
+	sed 's/^/# /' "$WB_TMP/run.out"
 	return "$rc"
+}
+
+# Write <value> to the sysfs file <path>. On a fake sysfs (tests/hw/),
+# WB_SYSFS_HOOK then plays the kernel's part: binds, unbinds, group types.
+sysfs_write() { # <path> <value>
+	echo "$2" >"$1" || return 1
+	[ -z "${WB_SYSFS_HOOK:-}" ] || "$WB_SYSFS_HOOK" "$1"
 }
 
 # The sysfs directory of the first PCI device <vendor>:<device>.
 pci_find() { # <vendor> <device>
-	for dev in /sys/bus/pci/devices/*; do
+	for dev in "$WB_SYSFS"/bus/pci/devices/*; do
 		if [ "$(cat "$dev/vendor")" = "$1" ] && [ "$(cat "$dev/device")" = "$2" ]; then
 			echo "$dev"
 			return 0
@@ -89,11 +122,17 @@ pci_find() { # <vendor> <device>
 
 # QEMU's edu device (1234:11e8) has no driver: hand it to dma_map_benchmark
 # and print its sysfs directory; a missing device or a failed bind is a
-# diagnostic line on stderr and a failure.
+# diagnostic line on stderr and a failure. On hardware, WB_DEVICE names the
+# device (a PCI address), which the kit's runner has already freed.
 bind_benchmark_device() {
-	dev=$(pci_find 0x1234 0x11e8) || { echo "# no edu device (1234:11e8)" >&2; return 1; }
-	echo dma_map_benchmark >"$dev/driver_override"
-	echo "${dev##*/}" >/sys/bus/pci/drivers_probe
+	if [ -n "${WB_DEVICE:-}" ]; then
+		dev=$WB_SYSFS/bus/pci/devices/$WB_DEVICE
+		[ -e "$dev" ] || { echo "# no PCI device $WB_DEVICE" >&2; return 1; }
+	else
+		dev=$(pci_find 0x1234 0x11e8) || { echo "# no edu device (1234:11e8)" >&2; return 1; }
+	fi
+	sysfs_write "$dev/driver_override" dma_map_benchmark
+	sysfs_write "$WB_SYSFS/bus/pci/drivers_probe" "${dev##*/}"
 	if [ ! -e "$dev/driver" ]; then
 		echo "# dma_map_benchmark did not bind ${dev##*/}" >&2
 		return 1

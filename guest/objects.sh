@@ -3,7 +3,7 @@
 # The lines of a guest's console that the host reads, as guest/protocol.sh
 # names them: the job's first and last lines, the trace step's start line
 # and the steps' JSON objects, one "# {...}" diagnostic line each. Nothing
-# else in guest/ writes them, so that a marker or a kind renamed in
+# else in guest/ or the hardware kit (hw/) writes or picks them, so that a marker or a kind renamed in
 # protocol.sh alone is renamed in what the guest prints
 # (tests/results/test_protocol.py runs these under renamed values).
 
@@ -35,6 +35,11 @@ run_object() { # <key> <members>
 # The workload step's plan: the names of its workloads (a JSON list).
 plan_object() { # <names>
 	printf '# {"%s":%s}\n' "$WB_KIND_PLAN" "$1"
+}
+
+# The run objects of <console>, for a step that compares runs (hwkit.sh).
+run_objects() { # <console>
+	grep "# {\"$WB_KIND_RUN\":" "$1"
 }
 
 # One workload of the workload step: its name and other members.

@@ -130,6 +130,43 @@ kernel_make() { # <arch> <tree> <out> [make args...]
 		KBUILD_BUILD_HOST=wb "${@:4}"
 }
 
+# The QEMU options of a boot's devices (configs/boots' column, a break
+# file's "devices"), comma-separated, on one line: none (-), the
+# architecture's NVMe workload device, its namespace on QEMU's null block
+# driver (reads at queue depth 1 only: see archs/x86_64.sh); nopt, VT-d
+# without pass-through, where the kernel will not give a group the identity
+# type (guest/steps/hwkit.sh). icount is no device: see devices_clock.
+# Fails, saying why, for a device the architecture lacks or an unknown one.
+devices_qemu() { # <arch> <devices>
+	local device facts opts=""
+	for device in $(echo "$2" | tr , ' '); do
+		case $device in
+		- | icount) ;;
+		nvme)
+			# arch_facts in a subshell: its names (image, ...) are the caller's too
+			facts=$(arch_facts "$1" && echo "${nvme_qemu:-}")
+			[ -n "$facts" ] || die "$1 has no NVMe workload device"
+			opts="$opts $facts -drive if=none,id=nvm,driver=null-co" ;;
+		nopt)
+			facts=$(arch_facts "$1" && echo "${iommu_lazy:-}")
+			case $facts in *intel-iommu*) ;; *) die "$1 has no VT-d to boot without pass-through" ;; esac
+			opts="$opts -global intel-iommu.pt=off" ;;
+		*) die "unknown devices '$device'" ;;
+		esac
+	done
+	echo "${opts# }"
+}
+
+# Devices that say icount boot one vCPU on the -icount clock, as make's
+# one-thread runs do (their numbers then the same boot after boot); others
+# two vCPUs on host time. Prints boot.sh's variables as assignments.
+devices_clock() { # <devices>
+	case ,$1, in
+	*,icount,*) echo "WB_SMP=1 WB_ICOUNT=1" ;;
+	*) echo "WB_SMP=2 WB_ICOUNT=" ;;
+	esac
+}
+
 # The guest job's end line of a console, "<WB_END_MARKER><status>"
 # (guest/init), without the console's carriage returns; empty when the
 # guest never got there.

@@ -89,8 +89,20 @@ int main(int argc, char **argv)
 	char *bufs;
 	int fd, depth, seconds, i;
 
+	/*
+	 * "claim": only whether the device can be claimed, as the kit asks of
+	 * each disk behind a device it would take.
+	 */
+	if (argc == 3 && !strcmp(argv[2], "claim")) {
+		/* O_NONBLOCK: an optical drive's tray stays as it is. */
+		fd = open(argv[1], O_RDONLY | O_EXCL | O_NONBLOCK);
+		if (fd < 0)
+			fail(argv[1]);
+		return 0;
+	}
 	if (argc != 4) {
-		fprintf(stderr, "usage: randread <block device> <queue depth> <seconds>\n");
+		fprintf(stderr, "usage: randread <block device> <queue depth> <seconds>\n"
+			"       randread <block device> claim\n");
 		return 2;
 	}
 	depth = number(argv[2]);
@@ -99,7 +111,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "randread: queue depth 1..%d, seconds at least 1\n", MAX_DEPTH);
 		return 2;
 	}
-	fd = open(argv[1], O_RDONLY | O_DIRECT);
+	/*
+	 * O_EXCL on a block device claims it: the kernel refuses (EBUSY) one
+	 * that is mounted, swapped on or held by md, LVM or dm-crypt, whatever
+	 * name it is given by. Read-only besides.
+	 */
+	fd = open(argv[1], O_RDONLY | O_DIRECT | O_EXCL);
 	if (fd < 0)
 		fail(argv[1]);
 	if (ioctl(fd, BLKGETSIZE64, &size))

@@ -23,8 +23,8 @@ expect_run() { # <name> [--reports <text>] <program> [args...]
 		shift 2
 	fi
 	run_limited "$@" || rc=$?
-	if [ "$rc" = 0 ] && ! grep -q '"ops":0,' /tmp/run.out &&
-		grep -qF -- "$text" /tmp/run.out; then
+	if [ "$rc" = 0 ] && ! grep -q '"ops":0,' "$WB_TMP/run.out" &&
+		grep -qF -- "$text" "$WB_TMP/run.out"; then
 		ktap_test_pass "$name"
 	else
 		ktap_test_fail "$name # exit=$rc"
@@ -45,7 +45,7 @@ expect_refused() { # <name> <message> <program> [args...]
 	local name=$1 message=$2 rc=0
 	shift 2
 	run_limited "$@" || rc=$?
-	if [ "$rc" != 0 ] && grep -q "$message" /tmp/run.out; then
+	if [ "$rc" != 0 ] && grep -q "$message" "$WB_TMP/run.out"; then
 		ktap_test_pass "$name"
 	else
 		ktap_test_fail "$name # exit=$rc"
@@ -56,12 +56,12 @@ expect_refused() { # <name> <message> <program> [args...]
 expect_text() {
 	local rc=0
 	run_limited dma_map_benchmark -s 1 -t 1 -g 1 || rc=$?
-	if [ "$rc" = 0 ] && sed -n 1p /tmp/run.out | grep -q "^dma mapping benchmark(SINGLE_MODE): threads:1" &&
-		sed -n 2p /tmp/run.out | grep -q "^average map latency(us):[0-9.]* standard deviation:" &&
-		sed -n 3p /tmp/run.out | grep -q "^average unmap latency(us):[0-9.]* standard deviation:" &&
-		grep -q "^map latency(ns): mean:" /tmp/run.out &&
-		grep -q "^each sample includes one clock read" /tmp/run.out &&
-		grep -q "^ops:[0-9]* in " /tmp/run.out; then
+	if [ "$rc" = 0 ] && sed -n 1p "$WB_TMP/run.out" | grep -q "^dma mapping benchmark(SINGLE_MODE): threads:1" &&
+		sed -n 2p "$WB_TMP/run.out" | grep -q "^average map latency(us):[0-9.]* standard deviation:" &&
+		sed -n 3p "$WB_TMP/run.out" | grep -q "^average unmap latency(us):[0-9.]* standard deviation:" &&
+		grep -q "^map latency(ns): mean:" "$WB_TMP/run.out" &&
+		grep -q "^each sample includes one clock read" "$WB_TMP/run.out" &&
+		grep -q "^ops:[0-9]* in " "$WB_TMP/run.out"; then
 		ktap_test_pass "text output"
 	else
 		ktap_test_fail "text output # exit=$rc"
@@ -106,15 +106,15 @@ expect_fixed() { # <name> <check function>
 # (compat_ioctl); Linux 7.3 answers it ENOTTY.
 compat_run() {
 	run_limited dma_map_benchmark-7.3-i386 -s 1 -t 1 -g 1 &&
-		grep -q "average map latency" /tmp/run.out
+		grep -q "average map latency" "$WB_TMP/run.out"
 }
 
 # The series' tool on a kernel without the series: 7.3's text, and no more.
 old_kernel_text() {
 	local rc=0
 	run_limited dma_map_benchmark-series -s 1 -t 1 -g 1 || rc=$?
-	if [ "$rc" = 0 ] && grep -q "average map latency" /tmp/run.out &&
-		! grep -q "map latency(ns)" /tmp/run.out; then
+	if [ "$rc" = 0 ] && grep -q "average map latency" "$WB_TMP/run.out" &&
+		! grep -q "map latency(ns)" "$WB_TMP/run.out"; then
 		ktap_test_pass "the series' tool on Linux 7.3 prints 7.3's results"
 	else
 		ktap_test_fail "the series' tool on Linux 7.3 prints 7.3's results # exit=$rc"

@@ -11,14 +11,17 @@
 #   - when asked (wb.io_depths=), 4 KiB random reads with O_DIRECT from
 #     the NVMe namespace at those queue depths (randread): IOPS.
 # wb.workloads= names the kinds that run, comma-separated: net, nvme
-# (default both).
+# (default both). On hardware (hw/hw-run.sh) wb.nic= names the one NIC
+# pktgen sends from, to wb.dst_mac= (default its own address, which a
+# switch never forwards), nothing counting what arrives; wb.block= names
+# the block device read.
 # A device no driver bound, a link that stays down, a run that stalls or
 # moves nothing fails its test and says why ("failed"), never a zero.
 set -eu
 # shellcheck source=guest/lib.sh
-. /wb/lib.sh
+. "${WB_DIR:-/wb}/lib.sh"
 
-PKTGEN=/proc/net/pktgen
+PKTGEN=${WB_PROC:-/proc}/net/pktgen
 PACKETS=$(wb_arg packets 20000)
 SECONDS_IO=$(wb_arg seconds 1)
 # Time limits: a read run's seconds and a minute; pktgen, a minute and a
@@ -30,7 +33,7 @@ PKTGEN_LIMIT=$((60 + PACKETS / 1000))
 # ("-" for one without); a virtio device's is on its virtio child.
 interfaces() { # <vendor> <device>
 	local found
-	for dev in /sys/bus/pci/devices/*; do
+	for dev in "$WB_SYSFS"/bus/pci/devices/*; do
 		[ "$(cat "$dev/vendor")" = "$1" ] || continue
 		[ "$(cat "$dev/device")" = "$2" ] || continue
 		found=-
@@ -45,7 +48,7 @@ interfaces() { # <vendor> <device>
 link_up() { # <interface>
 	ip link set dev "$1" up || return 1
 	for _ in $(seq 100); do
-		[ "$(cat "/sys/class/net/$1/carrier" 2>/dev/null)" != 1 ] || return 0
+		[ "$(cat "$WB_SYSFS/class/net/$1/carrier" 2>/dev/null)" != 1 ] || return 0
 		sleep 0.1
 	done
 	return 1
@@ -62,10 +65,15 @@ pktgen_set() { # <interface> <command>
 }
 
 # pktgen sends $PACKETS frames of <size> bytes from <tx> to <rx>'s MAC;
-# prints "<microseconds> <frames received by rx>".
+# prints "<microseconds> <frames sent> <frames received by rx>". Without a
+# receiver (rx "-": hardware), to wb.dst_mac=, and "-" received.
 pktgen_run() { # <tx> <rx> <size>
-	local rx_mac before after result
-	rx_mac=$(cat "/sys/class/net/$2/address")
+	local rx_mac before=0 after=0 result
+	if [ "$2" = - ]; then
+		rx_mac=$(wb_arg dst_mac "$(cat "$WB_SYSFS/class/net/$1/address")")
+	else
+		rx_mac=$(cat "$WB_SYSFS/class/net/$2/address")
+	fi
 	echo rem_device_all >"$PKTGEN/kpktgend_0"
 	echo "add_device $1" >"$PKTGEN/kpktgend_0"
 	pktgen_set "$1" "count $PACKETS"
@@ -74,13 +82,37 @@ pktgen_run() { # <tx> <rx> <size>
 	pktgen_set "$1" "delay 0"
 	pktgen_set "$1" "dst 10.0.0.2"
 	pktgen_set "$1" "dst_mac $rx_mac"
-	before=$(cat "/sys/class/net/$2/statistics/rx_packets")
+	[ "$2" = - ] || before=$(cat "$WB_SYSFS/class/net/$2/statistics/rx_packets")
 	timeout -k 5 "$PKTGEN_LIMIT" sh -c "echo start >$PKTGEN/pgctrl" || return 1
-	after=$(cat "/sys/class/net/$2/statistics/rx_packets")
+	[ "$2" = - ] || after=$(cat "$WB_SYSFS/class/net/$2/statistics/rx_packets")
 	# "Result: OK: 1234(c1200+d34) usec, 20000 (64byte,0frags)"
 	result=$(sed -n 's/^Result: OK: \([0-9]*\)(.*usec, \([0-9]*\) .*/\1 \2/p' "$PKTGEN/$1")
 	[ -n "$result" ] || return 1
-	echo "$result $((after - before))"
+	if [ "$2" = - ]; then echo "$result -"; else echo "$result $((after - before))"; fi
+}
+
+# One pktgen test on hardware: the named NIC sends <size>-byte frames;
+# what its driver's transmit path maps is what is measured.
+nic_test() { # <interface> <size>
+	local driver name result usec sent
+	driver=$(basename "$(readlink "$WB_SYSFS/class/net/$1/device/driver" || echo "$1")")
+	name="$driver pktgen $2 B"
+	if ! link_up "$1"; then
+		fail "$name" "the link of $1 stays down"
+		return
+	fi
+	if ! result=$(pktgen_run "$1" - "$2") || [ -z "$result" ]; then
+		fail "$name" "pktgen on $1 stalled or failed"
+		return
+	fi
+	usec=$(echo "$result" | cut -d' ' -f1)
+	sent=$(echo "$result" | cut -d' ' -f2)
+	if [ "$sent" = 0 ] || [ "$usec" = 0 ]; then
+		fail "$name" "$sent frames sent"
+		return
+	fi
+	workload_object "$name" "\"driver\":\"$driver\",\"interface\":\"$1\",\"size\":$2,\"sent\":$sent,\"usec\":$usec,\"tx_pps\":$((sent * 1000000 / usec))"
+	ktap_test_pass "$name"
 }
 
 # One pktgen test: <driver>'s pair of <vendor>:<device>, <size>-byte frames.
@@ -112,17 +144,18 @@ net_test() { # <driver> <vendor> <device> <size>
 	ktap_test_pass "$name"
 }
 
-# One storage test: randread at queue depth <depth> on the NVMe namespace.
+# One storage test: randread at queue depth <depth> on the NVMe namespace
+# (on hardware, the block device wb.block= names, reads only).
 io_test() { # <depth>
-	local name="nvme randread 4 KiB qd $1" out attempt
-	if [ ! -b /dev/nvme0n1 ]; then
-		fail "$name" "no /dev/nvme0n1: the NVMe device has no bound driver"
+	local name="$IO_NAME randread 4 KiB qd $1" out attempt
+	if [ ! -b "$IO_DEVICE" ]; then
+		fail "$name" "no block device $IO_DEVICE (the $IO_NAME device has no bound driver?)"
 		return
 	fi
 	# QEMU 7.2's NVMe model now and then loses a completion at depth 32
 	# (the driver's I/O timeout fires): one more attempt, counted.
 	for attempt in 1 2; do
-		! out=$(timeout -k 5 "$RUN_LIMIT" randread /dev/nvme0n1 "$1" "$SECONDS_IO" 2>&1) ||
+		! out=$(timeout -k 5 "$RUN_LIMIT" randread "$IO_DEVICE" "$1" "$SECONDS_IO" 2>&1) ||
 			break
 		ktap_print_msg "attempt $attempt: $out"
 		if [ "$attempt" = 2 ]; then
@@ -132,7 +165,7 @@ io_test() { # <depth>
 	done
 	# randread's object, its members after the driver's and the attempts
 	out=${out#\{}
-	workload_object "$name" "\"driver\":\"nvme\",\"attempts\":$attempt,${out%\}}"
+	workload_object "$name" "\"driver\":\"$IO_NAME\",\"attempts\":$attempt,${out%\}}"
 	ktap_test_pass "$name"
 }
 
@@ -155,6 +188,13 @@ for kind in $(wb_arg workloads net,nvme | tr , ' '); do
 	esac
 done
 [ -n "$NVME" ] || IO_DEPTHS=""
+IO_DEVICE=$(wb_arg block /dev/nvme0n1)
+IO_NAME=nvme
+[ "$IO_DEVICE" = /dev/nvme0n1 ] || IO_NAME=${IO_DEVICE##*/}
+NIC=""
+[ -z "$NET_TESTS" ] || NIC=$(wb_arg nic)
+# The named NIC's test name: its driver's, as net_test names a pair's.
+[ -z "$NIC" ] || NET_TESTS="$(basename "$(readlink "$WB_SYSFS/class/net/$NIC/device/driver" || echo "$NIC")")"
 # shellcheck disable=SC2086 # a list
 set -- $IO_DEPTHS
 # The plan, as JSON too: the report fails a workload it never saw.
@@ -167,11 +207,15 @@ done
 # Without depths, the reads are planned as one skipped test.
 reads_skipped=""
 [ -z "$NVME" ] || [ $# != 0 ] || reads_skipped=1
-if [ -n "$reads_skipped" ]; then plan="$plan,\"nvme randread 4 KiB\"" tests=$((tests + 1)); fi
-for depth; do plan="$plan,\"nvme randread 4 KiB qd $depth\"" tests=$((tests + 1)); done
+if [ -n "$reads_skipped" ]; then plan="$plan,\"$IO_NAME randread 4 KiB\"" tests=$((tests + 1)); fi
+for depth; do plan="$plan,\"$IO_NAME randread 4 KiB qd $depth\"" tests=$((tests + 1)); done
 plan_object "[${plan#,}]"
 ktap_set_plan "$tests"
 for size in 64 1500; do
+	if [ -n "$NIC" ]; then
+		nic_test "$NIC" "$size"
+		continue
+	fi
 	for nic in $NET_TESTS; do
 		IFS=: read -r driver vendor device <<-EOF
 			$nic
@@ -180,9 +224,9 @@ for size in 64 1500; do
 	done
 done
 if [ -n "$reads_skipped" ]; then
-	workload_object "nvme randread 4 KiB" \
+	workload_object "$IO_NAME randread 4 KiB" \
 		"\"skipped\":\"not asked for (wb.io_depths): timer-bound under -icount\""
-	ktap_test_skip "nvme randread 4 KiB"
+	ktap_test_skip "$IO_NAME randread 4 KiB"
 fi
 for depth; do
 	io_test "$depth"

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Pack a guest initramfs: busybox, the guest/ scripts, the given shell
-# libraries (*.sh, in /wb), programs (in /bin) and kernel modules (*.ko, in
-# /lib/modules).
+# libraries (*.sh, in /wb; the hardware kit's runner's parts, hw/lib/*.sh,
+# in /wb/lib, beside its hw-run.sh as in the kit), programs (in /bin) and
+# kernel modules (*.ko, in /lib/modules).
 # Usage: initramfs.sh <busybox> <guest dir> <output.cpio.gz> <program or module>...
 set -eu
 # shellcheck source=scripts/lib.sh
@@ -22,6 +23,7 @@ install -m 644 "$guest"/*.sh "$root/wb/"
 install -m 755 "$guest"/steps/*.sh "$root/wb/steps/"
 for file in "$@"; do
 	case $file in
+	hw/lib/*.sh) install -D -m 644 "$file" "$root/wb/lib/${file##*/}" ;;
 	*.sh) install -m 644 "$file" "$root/wb/" ;;
 	*.ko) install -m 644 "$file" "$root/lib/modules/" ;;
 	*) install -m 755 "$file" "$root/bin/" ;;

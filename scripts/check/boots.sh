@@ -12,25 +12,12 @@ set -eu
 results=$1 table=$2 kernel=$3 arch=$4 image=$5 initrd=$6 tree=$7
 logs=$(dirname "$results")
 
-# The QEMU options of a row's devices: none, or the architecture's NVMe
-# workload device, its namespace on QEMU's null block driver (reads at
-# queue depth 1 only: see archs/x86_64.sh).
-devices() { # <devices column>
-	case $1 in
-	-) ;;
-	nvme)
-		# arch_facts in a subshell: its names (image, ...) are ours too
-		nvme=$(arch_facts "$arch" && echo "${nvme_qemu:-}")
-		[ -n "$nvme" ] || die "$table: $arch has no NVMe workload device"
-		echo "$nvme -drive if=none,id=nvm,driver=null-co" ;;
-	*) die "$table: unknown devices '$1'" ;;
-	esac
-}
-
 # The rows of this kernel and architecture, each checked before any boots
 # (a bad row stops them all, and no console of an earlier run is left for
 # a later step to read as this run's): "<label> <mode name> <suites>
-# <seconds> <append>", the QEMU options of its devices on the next line.
+# <seconds> WB_SMP=<n> WB_ICOUNT=<shift> <append>" (the clock of its
+# devices column, scripts/lib.sh's devices_clock), the QEMU options of its
+# devices (devices_qemu) on the next line.
 rows() {
 	local label row_arch row_kernel role suites devices seconds append
 	while read -r label row_arch row_kernel role suites devices seconds append; do
@@ -41,9 +28,10 @@ rows() {
 		case $suites in kunit | -) ;; *) die "$table: $label: suites is kunit or -, not '$suites'" ;; esac
 		[ "$seconds" != - ] || seconds=$WB_KUNIT_SECONDS
 		case $seconds in *[!0-9]* | "") die "$table: $label: seconds '$seconds'" ;; esac
-		qemu_args=$(devices "$devices") || exit 1
+		# Devices this architecture lacks stop every boot here.
+		qemu_args=$(devices_qemu "$arch" "$devices") || die "$table: $label: devices '$devices'"
 		rm -f "$logs/$label.log"
-		echo "$label $mode $suites $seconds $append"
+		echo "$label $mode $suites $seconds $(devices_clock "$devices") $append"
 		echo "$qemu_args"
 	done <"$table"
 }
@@ -52,10 +40,10 @@ rows >"$logs/boots-$kernel-$arch.rows"
 [ -s "$logs/boots-$kernel-$arch.rows" ] || die "$table has no boot of the $kernel $arch kernel"
 rc=0
 # The rows on fd 3: nothing a boot runs can read them away.
-while read -r label mode suites seconds append <&3 && read -r qemu_args <&3; do
+while read -r label mode suites seconds smp icount append <&3 && read -r qemu_args <&3; do
 	log=$logs/$label.log
 	"$WB_SCRIPTS/check/test.sh" "$results" "boot $label ($kernel kernel, $mode)" \
-		env WB_QEMU_ARGS="$qemu_args" \
+		env WB_QEMU_ARGS="$qemu_args" "$smp" "$icount" \
 		"$WB_SCRIPTS/run/boot.sh" "$arch" "$mode" "$image" "$initrd" "$log" "$seconds" \
 		"$WB_KUNIT_APPEND $append" </dev/null || rc=1
 	no_kunit=--no-kunit

@@ -15,7 +15,11 @@
 # directory whose .kunitconfig builds it ("kunitconfig"); "modes", of the
 # file or of a break, the roles of the IOMMU modes the suite boots in
 # (guest/protocol.sh: direct, lazy, strict, cm; lazy unless set), which
-# break.py --modes names.
+# break.py --modes names. "append" and "devices" (configs/boots' column)
+# may also be a break's own. A file whose "root" is "workbench" breaks the
+# workbench's files (the hardware kit: tests/breaks/hwkit.json): each break
+# repacks <initramfs> with make instead of building the kernel, and is
+# undone with git checkout there.
 # Usage: breaks.sh <arch> <tree> <out> <image> <initramfs> <breaks.json> <results> <fragment>...
 #   image: the kernel image's path below <out>
 set -eu
@@ -30,29 +34,51 @@ field() { # <name> <default>
 }
 suite=$(field suite "")
 job=$(field job probe)
-append=$(field append "")
 kunitconfig=$(field kunitconfig "")
+seconds=$(field seconds "$WB_KUNIT_SECONDS")
+root=$(python3 "$WB_SCRIPTS/check/break.py" --root "$json")
+top=$(cd "$WB_SCRIPTS/.." && pwd)
 logs=$(dirname "$results")/breaks-$suite
 mkdir -p "$logs"
-[ -z "$(git -C "$tree" status --porcelain --untracked-files=no)" ] ||
-	die "$tree has uncommitted changes: commit them first"
+# What a break changes, undone by git checkout: the tree, or the
+# workbench's files of the hardware kit.
+broken=$tree paths=.
+[ "$root" != workbench ] || broken=$top paths="hw guest"
+# shellcheck disable=SC2086 # a list
+[ -z "$(git -C "$broken" status --porcelain --untracked-files=no -- $paths)" ] ||
+	die "$broken has uncommitted changes: commit them first"
 
 # A break in the tree is marked, so that if this run is killed before it
 # undoes it, the next 'make' refuses to build from it (scripts/tree/tree.sh).
-marker=$(git -C "$tree" rev-parse --absolute-git-dir)/wb-break
-undo() { git -C "$tree" checkout -q -- . && rm -f "$marker"; }
+marker=$(git -C "$broken" rev-parse --absolute-git-dir)/wb-break
+# shellcheck disable=SC2086 # a list
+undo() { git -C "$broken" checkout -q -- $paths && rm -f "$marker"; }
 trap undo EXIT
 trap 'exit 130' INT TERM HUP
 
-# Boot the kernel with the break applied in <mode>, running only the suite.
+# Boot the kernel with the break applied in <mode>, running only the suite,
+# with the break's command line ($append), QEMU options ($qemu_args) and
+# clock ($smp, $icount) that run_break found.
 boot_suite() { # <mode> <log>
-	"$WB_SCRIPTS/run/boot.sh" "$arch" "$1" "$out/$image" "$initrd" "$2" "$WB_KUNIT_SECONDS" \
+	env WB_QEMU_ARGS="$qemu_args" "$smp" "$icount" \
+		"$WB_SCRIPTS/run/boot.sh" "$arch" "$1" "$out/$image" "$initrd" "$2" "$seconds" \
 		"$WB_KUNIT_APPEND kunit.filter_glob=$suite wb.job=$job $append" >/dev/null 2>&1 || true
 }
 
-# Record whether the console <log> shows <case> of the suite failed.
+# What the guest runs, rebuilt: the kernel from the tree, or for a break of
+# the workbench the initramfs that carries its scripts.
+rebuild() { # <fragment>...
+	if [ "$root" = workbench ]; then
+		make -C "$top" --no-print-directory "$(realpath --relative-to="$top" "$initrd")"
+	else
+		"$WB_SCRIPTS/build/kbuild.sh" "$arch" "$tree" "$out" "$@"
+	fi
+}
+
+# Record whether the console <log> shows <case> of the suite failed (a
+# step's test may say why after " # ").
 check_case() { # <case> <log> <result name>
-	if [ -f "$2" ] && tr -d '\r' <"$2" | grep -Eq "^ +not ok [0-9]+ $1\$"; then
+	if [ -f "$2" ] && tr -d '\r' <"$2" | grep -Eq "^ +not ok [0-9]+ $1( #.*)?\$"; then
 		record "$results" PASS "$3"
 	else
 		record "$results" FAIL "$3" "it does not; console: $2"
@@ -62,7 +88,7 @@ check_case() { # <case> <log> <result name>
 
 # Run the suite with break <name> applied, in each of its modes.
 run_break() { # <name> <case> <fragment>...
-	local name=$1 case=$2 mode modes
+	local name=$1 case=$2 mode modes append devices qemu_args smp icount
 	shift 2
 	# A break whose modes break.py cannot name runs nowhere: a failure.
 	if ! modes=$(python3 "$WB_SCRIPTS/check/break.py" --modes "$json" "$name"); then
@@ -70,6 +96,16 @@ run_break() { # <name> <case> <fragment>...
 		rc=1
 		return
 	fi
+	# Its own command line and devices, else its file's; devices the
+	# architecture lacks boot nothing: a failure too.
+	append=$(python3 "$WB_SCRIPTS/check/break.py" --field "$json" "$name" append)
+	devices=$(python3 "$WB_SCRIPTS/check/break.py" --field "$json" "$name" devices)
+	if ! qemu_args=$(devices_qemu "$arch" "${devices:--}"); then
+		record "$results" FAIL "break $name of $suite names its devices" "devices '$devices'"
+		rc=1
+		return
+	fi
+	read -r smp icount <<<"$(devices_clock "${devices:--}")"
 	if [ -n "$kunitconfig" ]; then
 		"$WB_SCRIPTS/check/kunit-uml.sh" "$tree" "$(dirname "$results")/kunit-uml-breaks" \
 			"$kunitconfig" "$logs/$name.log" >/dev/null 2>&1 || true
@@ -79,11 +115,11 @@ run_break() { # <name> <case> <fragment>...
 	# One build for every mode; a break that does not build boots nothing.
 	rm -f "$logs/$name"-*.log
 	local built=1
-	"$WB_SCRIPTS/build/kbuild.sh" "$arch" "$tree" "$out" "$@" >"$logs/$name.build" 2>&1 || built=""
+	rebuild "$@" >"$logs/$name.build" 2>&1 || built=""
 	for mode in $modes; do
 		if [ -z "$built" ]; then
 			record "$results" FAIL "break $name fails $suite.$case in $mode mode" \
-				"the kernel did not build: $logs/$name.build"
+				"its build failed: $logs/$name.build"
 			rc=1
 			continue
 		fi
@@ -104,5 +140,5 @@ for name in $(python3 "$WB_SCRIPTS/check/break.py" --list "$json"); do
 	undo
 done
 # A suite on UML built its kernel elsewhere: <out> holds no broken build.
-[ -n "$kunitconfig" ] || "$WB_SCRIPTS/build/kbuild.sh" "$arch" "$tree" "$out" "$@" >/dev/null
+[ -n "$kunitconfig" ] || rebuild "$@" >/dev/null
 exit $rc

@@ -180,7 +180,7 @@ def cell(value, width):
 
 
 # (key, title, width) of the columns every table starts with
-HEAD = [("mode", "mode", -6), ("domain", "domain", -6), ("map", "map", -8),
+HEAD = [("mode", "mode", -6), ("domain", "domain", -8), ("map", "map", -8),
         ("granule", "pages", 5), ("threads", "thr", 3), ("depth", "depth", 5)]
 
 

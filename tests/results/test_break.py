@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -141,6 +142,78 @@ class ModesTest(ScratchTree):
 
 
 # scripts/check/breaks.sh with kbuild.sh and boot.sh standing in for the kernel
+class WorkbenchRootTest(ScratchTree):
+    """A file whose "root" is "workbench" breaks the workbench's own files
+    (the hardware kit's, tests/breaks/hwkit.json): in a copy of break.py, its
+    workbench is the copy's."""
+
+    def setUp(self):
+        super().setUp()
+        self.top = os.path.join(self.dir, "w")
+        for name in ("check/break.py", "results/protocol.py"):
+            os.makedirs(os.path.dirname(os.path.join(self.top, "scripts", name)), exist_ok=True)
+            shutil.copy(os.path.join(wbtest.SCRIPTS, name), os.path.join(self.top, "scripts", name))
+        os.makedirs(os.path.join(self.top, "guest"))
+        shutil.copy(wbtest.PROTOCOL, os.path.join(self.top, "guest"))
+        os.makedirs(os.path.join(self.top, "hw"))
+        with open(os.path.join(self.top, "hw", "run.sh"), "w") as out:
+            out.write("refuse \"in use\"\n")
+
+    def copied(self, *args):
+        run = subprocess.run([sys.executable, os.path.join(self.top, "scripts", "check", "break.py"),
+                              *args], capture_output=True, text=True)
+        return run.returncode, run.stdout + run.stderr
+
+    def test_root_names_what_a_file_breaks(self):
+        self.assertEqual(self.copied("--root", self.breaks(self.brk("one", "a"), root="workbench")),
+                         (0, "workbench\n"))
+        self.assertEqual(self.copied("--root", self.breaks(self.brk("one", "a"))), (0, "tree\n"))
+        status, output = self.copied("--root", self.breaks(self.brk("one", "a"), root="wb"))
+        self.assertEqual(status, 1)
+        self.assertIn("root wb is not one of tree workbench", output)
+
+    def test_a_workbench_break_applies_to_the_workbench_not_the_tree(self):
+        path = self.breaks(self.brk("taken", "refuse", "say", file="hw/run.sh"), root="workbench")
+        self.assertEqual(self.copied("--verify", self.tree, path), (0, "1 breaks apply\n"))
+        self.assertEqual(self.copied(self.tree, path, "taken"), (0, "a_case\n"))
+        self.assertEqual(wbtest.read(os.path.join(self.top, "hw", "run.sh")), 'say "in use"\n')
+        self.assertFalse(os.path.exists(os.path.join(self.tree, "hw")))
+        # the same break of the tree: not there
+        status, output = self.copied("--verify", self.tree,
+                                     self.breaks(self.brk("taken", "say", file="hw/run.sh")))
+        self.assertEqual(status, 1)
+        self.assertIn("taken: its text occurs 0 times in hw/run.sh", output)
+
+    def test_verify_takes_the_kit_s_keys_and_refuses_others(self):
+        good = self.breaks(dict(self.brk("own", "refuse", file="hw/run.sh"), append="wb.x=1",
+                                devices="-", modes=["direct"]),
+                           root="workbench", append="wb.y=1", devices="nopt,icount", seconds=900,
+                           job="hwkit")
+        self.assertEqual(self.copied("--verify", self.tree, good), (0, "1 breaks apply\n"))
+        bad = self.breaks(dict(self.brk("typo", "refuse", file="hw/run.sh"), device="-",
+                               seconds=9), root="workbench", roots="tree")
+        status, output = self.copied("--verify", self.tree, bad)
+        self.assertEqual(status, 1)
+        self.assertEqual(sorted(output.splitlines()), sorted([
+            f"{bad}: unknown key roots", f"{bad}: typo: unknown key device",
+            f"{bad}: typo: unknown key seconds"]))
+        wrong_root = self.breaks(self.brk("one", "refuse", file="hw/run.sh"), root="Workbench")
+        status, output = self.copied("--verify", self.tree, wrong_root)
+        self.assertEqual((status, output),
+                         (1, f"{wrong_root}: root Workbench is not one of tree workbench\n"))
+
+    def test_field_is_a_break_s_else_its_file_s(self):
+        path = self.breaks(dict(self.brk("own", "a"), devices="-", append="wb.hwkit=noiommu"),
+                           self.brk("other", "b"), append="wb.maps=single", devices="nopt")
+        for name, field, value in (("own", "devices", "-"), ("own", "append", "wb.hwkit=noiommu"),
+                                   ("other", "devices", "nopt"),
+                                   ("other", "append", "wb.maps=single")):
+            with self.subTest(name=name, field=field):
+                self.assertEqual(break_py("--field", path, name, field), (0, value + "\n"))
+        self.assertEqual(break_py("--field", self.breaks(self.brk("one", "a")), "one", "devices"),
+                         (0, "\n"))
+
+
 # build and QEMU: the boot's console shows the case failing in every mode
 # but strict.
 FAKE_BOOT = f"""#!/bin/bash
@@ -208,11 +281,41 @@ class BreaksShTest(ScratchTree):
         self.assertEqual(run.returncode, 1, run.stdout + run.stderr)
         build = f"{self.dir}/check/breaks-suite/unbuilt.build"
         self.assertEqual(wbtest.read(results).splitlines(), [
-            f"FAIL break unbuilt fails suite.a_case in {CM} mode # the kernel did not build: "
-            f"{build}",
-            f"FAIL break unbuilt fails suite.a_case in {LAZY} mode # the kernel did not build: "
-            f"{build}",
+            f"FAIL break unbuilt fails suite.a_case in {CM} mode # its build failed: {build}",
+            f"FAIL break unbuilt fails suite.a_case in {LAZY} mode # its build failed: {build}",
             f"PASS break next fails suite.a_case in {LAZY} mode"])
+
+    def test_a_break_s_command_line_and_devices_reach_its_boot(self):
+        """A break's own "append" and "devices", else its file's, reach the
+        boot as kernel parameters, QEMU options and clock; devices the
+        architecture lacks fail the break without a boot."""
+        calls = os.path.join(self.dir, "calls")
+        # devices_qemu reads the architecture's facts
+        shutil.copytree(os.path.join(wbtest.ROOT, "archs"), os.path.join(self.dir, "w", "archs"))
+        with open(os.path.join(self.dir, "w", "scripts", "run", "boot.sh"), "w") as out:
+            out.write('#!/bin/bash\necho "$2 $6 [$7] [$WB_QEMU_ARGS] $WB_SMP $WB_ICOUNT" >>"$CALLS"\n'
+                      "printf '    not ok 1 a_case # why\\n' >\"$5\"\n")
+        path = self.breaks(dict(self.brk("own", "\treturn 1;\n"), append="wb.hwkit=noiommu",
+                                devices="-", modes=["direct"]),
+                           self.brk("file-s", "int a(void)"),
+                           dict(self.brk("no-device", "\treturn 1;\n"), devices="nvmx"),
+                           job="hwkit", append="wb.maps=single", devices="nopt,icount",
+                           seconds=900)
+        results = os.path.join(self.dir, "check", "results")
+        os.makedirs(os.path.dirname(results))
+        run = subprocess.run(["bash", self.script, "x86_64", self.tree, "out", "image",
+                              "initrd", path, results], capture_output=True, text=True,
+                             env=dict(os.environ, CALLS=calls))
+        self.assertEqual(run.returncode, 1, run.stdout + run.stderr)
+        import protocol
+        append = "kunit.enable=1 kunit.filter_glob=suite wb.job=hwkit"
+        self.assertEqual(wbtest.read(calls).splitlines(), [
+            f"{protocol.MODE_DIRECT} 900 [{append} wb.hwkit=noiommu] [] 2 ",
+            f"{protocol.MODE_LAZY} 900 [{append} wb.maps=single] [-global intel-iommu.pt=off] 1 1"])
+        self.assertEqual(wbtest.read(results).splitlines(), [
+            f"PASS break own fails suite.a_case in {protocol.MODE_DIRECT} mode",
+            f"PASS break file-s fails suite.a_case in {protocol.MODE_LAZY} mode",
+            "FAIL break no-device of suite names its devices # devices 'nvmx'"])
 
 
 class BreakFilesTest(unittest.TestCase):

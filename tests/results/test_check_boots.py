@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """Tests of the shell side of IOMMU mode roles and of the scripts that boot
-by configs/boots: scripts/lib.sh's mode_role and mode_name, check/boots.sh
-(its rows checked before any boot, each boot under its mode's name) and
-run/accel.sh, in a copy of the workbench whose boot.sh and test runner are
+by configs/boots: scripts/lib.sh's mode_role and mode_name (and
+guest/lib.sh's mode_name), check/boots.sh (its rows checked before any
+boot, each boot under its mode's name, its devices column as QEMU options
+and a clock) and run/accel.sh, in a copy of the workbench whose boot.sh and test runner are
 stand-ins that only say how they were called."""
 
 import os
@@ -48,6 +49,27 @@ class RolesTest(unittest.TestCase):
                                                 protocol_file), [name, role])
         self.assertEqual(self.shell("mode_name nested || echo no; mode_role nested || echo no"),
                          ["no", "no"])
+
+    def test_the_guest_names_roles_as_the_host(self):
+        """guest/lib.sh's mode_name (wb.hwkit_unset= names roles) gives the
+        names scripts/lib.sh's does, a renamed protocol's too."""
+        import protocol
+        renamed = wbtest.Renamed({"WB_MODE_DIRECT": "none", "WB_MODE_CM": "vcm"})
+        self.addCleanup(renamed.close)
+        for protocol_file in (wbtest.PROTOCOL, renamed.protocol):
+            wb_dir = tempfile.mkdtemp()
+            self.addCleanup(shutil.rmtree, wb_dir)
+            shutil.copy(protocol_file, os.path.join(wb_dir, "protocol.sh"))
+            shutil.copy(os.path.join(wbtest.ROOT, "guest", "objects.sh"), wb_dir)
+            open(os.path.join(wb_dir, "ktap_helpers.sh"), "w").close()
+            for role in list(protocol.ROLES) + ["off"]:
+                with self.subTest(protocol=protocol_file, role=role):
+                    guest = subprocess.run(
+                        ["sh", "-c", '. "$1"; mode_name "$2" || echo no', "sh",
+                         os.path.join(wbtest.ROOT, "guest", "lib.sh"), role],
+                        capture_output=True, text=True, env=dict(os.environ, WB_DIR=wb_dir))
+                    host = self.shell(f"mode_name {role} || echo no", protocol_file)
+                    self.assertEqual(guest.stdout.split(), host, guest.stderr)
 
 
 class Workbench(unittest.TestCase):
@@ -169,6 +191,66 @@ class BootsTest(Workbench):
         self.assertEqual((run.returncode, run.stdout), (0, "kvm\n"), run.stderr)
         self.assertEqual(wbtest.read(self.calls),
                          f"boot x86_64 {protocol.MODE_DIRECT} K I L 60 wb.job=probe qemu=[]\n")
+
+
+class DevicesTest(Workbench):
+    """configs/boots' devices column: QEMU options on one line (nvme, nopt)
+    and the clock (icount: one vCPU on -icount, else two on host time),
+    checked with the other columns before any boot."""
+
+    def setUp(self):
+        super().setUp()
+        wbtest.stand_in(self.scripts, "run/boot.sh",
+                        '#!/bin/bash\necho "boot $7 qemu=[${WB_QEMU_ARGS:-}] '
+                        'smp=${WB_SMP-unset} icount=${WB_ICOUNT-unset}" >>"$CALLS"\n')
+
+    def test_devices_reach_the_boot(self):
+        table = self.table("a x86_64 debug lazy - nopt,icount - wb.job=hwkit",
+                           "b x86_64 debug lazy - nvme,nopt - wb.job=b",
+                           "c x86_64 debug direct - - - wb.job=c",
+                           "d arm64 debug strict - icount - wb.job=d")
+        nvme = "-device nvme,serial=wb-nvme,drive=nvm -drive if=none,id=nvm,driver=null-co"
+        for arch, boots in (
+                ("x86_64", ["boot kunit.enable=1 wb.job=hwkit qemu=[-global intel-iommu.pt=off] "
+                            "smp=1 icount=1",
+                            f"boot kunit.enable=1 wb.job=b qemu=[{nvme} -global intel-iommu.pt=off] "
+                            "smp=2 icount=",
+                            "boot kunit.enable=1 wb.job=c qemu=[] smp=2 icount="]),
+                ("arm64", ["boot kunit.enable=1 wb.job=d qemu=[] smp=1 icount=1"])):
+            with self.subTest(arch=arch):
+                if os.path.exists(self.calls):
+                    os.remove(self.calls)
+                status, err, calls = self.run_boots("debug", arch, table)
+                self.assertEqual(status, 0, err)
+                self.assertEqual([c for c in calls if c.startswith("boot")], boots)
+
+    def test_devices_an_architecture_lacks_stop_every_boot(self):
+        good = "a arm64 debug lazy kunit - - wb.job=check"
+        for bad, why in (("b arm64 debug lazy - nopt - x", "arm64 has no VT-d"),
+                         ("b arm64 debug lazy - icount,nvme - x", "arm64 has no NVMe"),
+                         ("b arm64 debug lazy - icount,pt - x", "unknown devices 'pt'")):
+            with self.subTest(bad=bad):
+                status, err, calls = self.run_boots("debug", "arm64", self.table(good, bad))
+                self.assertEqual((status, calls), (1, []), err)
+                self.assertIn(why, err)
+                self.assertIn("b: devices", err)
+
+    def test_configs_boots_hwkit_rows(self):
+        """The kit's rows of configs/boots: identity unset on VT-d without
+        pass-through, one vCPU on -icount; the direct role's boot by the
+        direct mode's name."""
+        import protocol
+        status, err, calls = self.run_boots("patched", "x86_64")
+        self.assertEqual(status, 0, err)
+        hwkit = [c for c in calls if "wb.job=hwkit" in c]
+        self.assertEqual(len(hwkit), 2, calls)
+        self.assertIn("qemu=[-global intel-iommu.pt=off] smp=1 icount=1", hwkit[0])
+        self.assertIn("wb.hwkit_unset=direct", hwkit[0])
+        self.assertIn("wb.hwkit=noiommu qemu=[] smp=2 icount=", hwkit[1])
+        with open(os.path.join(os.path.dirname(self.results),
+                               "boots-patched-x86_64.rows")) as rows:
+            self.assertIn(f"x86_64-hwkit-off {protocol.MODE_DIRECT} - 300 WB_SMP=2 WB_ICOUNT= ",
+                          rows.read())
 
 
 class RenamedBootsTest(Workbench):
