@@ -8,7 +8,8 @@
 # group type are given back on every exit, signals included.
 #
 # Usage: hw-run.sh [options] <PCI address> <results dir>
-#   --take            take the device (and the NIC) from the driver it has
+#   --take            take the device from the driver it has (and send on a
+#                     --nic that carries addresses)
 #   --tool series|7.3 the dma_map_benchmark to run (default: the series'
 #                     when the kernel takes its JSON run, else Linux 7.3's)
 #   --nic <if>        also pktgen from <if>, to --dst-mac <mac> (default its

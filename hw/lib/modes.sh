@@ -26,7 +26,7 @@ set_mode() { # <type> <sysfs device dir>
 		# The kernel changes the type of a group no driver holds.
 		for d in "$dev"/iommu_group/devices/*; do
 			other=$(link_name "$d/driver")
-			[ "${d##*/}" = "$address" ] || [ -z "$other" ] || {
+			[ "${d##*/}" = "$address" ] || ! holds_group "$other" || {
 				echo "group $group also holds ${d##*/}, bound to $other"
 				return
 			}

@@ -33,6 +33,14 @@ block_numbers() { # <name>
 	cat "$WB_SYSFS/class/block/$1/dev" "$WB_SYSFS/class/block/$1"/"$1"*/dev 2>/dev/null
 }
 
+# Whether a device bound to <driver> keeps the kernel from changing its
+# group's type: every driver but none and those that manage their DMA
+# themselves (driver_managed_dma: a PCIe port, pci-stub), which the kernel
+# does not count as the group's owners.
+holds_group() { # <driver>
+	case $1 in "" | pcieport | pci-stub) return 1 ;; esac
+}
+
 # What else holds the device's group or the benchmark driver: a group with
 # another bound device keeps its type (the kernel changes only a group no
 # driver holds), so a matrix with no mode of that type could run nothing;
@@ -47,7 +55,7 @@ refuse_shared() { # <PCI address>
 	done
 	for d in "$dev"/iommu_group/devices/*; do
 		driver=$(link_name "$d/driver")
-		[ "${d##*/}" = "$1" ] || [ -z "$driver" ] || held="${d##*/} (bound to $driver)"
+		[ "${d##*/}" = "$1" ] || ! holds_group "$driver" || held="${d##*/} (bound to $driver)"
 	done
 	[ -n "$held" ] || return 0
 	type=$(cat "$dev/iommu_group/type")
@@ -132,13 +140,12 @@ refuse_lifeline() { # <PCI address>
 		why=$(block_in_use "$name")
 		[ -z "$why" ] || refuse "$address holds $name, which is $why: not even --take takes it"
 	done
-	for iface in "$dev"/net/*; do
-		[ -e "$iface" ] || continue
-		for name in ${iface##*/} $(upper_interfaces "${iface##*/}"); do
+	for iface in $(interfaces_behind "$address"); do
+		for name in "$iface" $(upper_interfaces "$iface"); do
 			via=""
-			[ "$name" = "${iface##*/}" ] || via=" (through $name)"
+			[ "$name" = "$iface" ] || via=" (through $name)"
 			! default_route_on "$name" ||
-				refuse "$address's interface ${iface##*/} carries the default route$via: not even --take takes it"
+				refuse "$address's interface $iface carries the default route$via: not even --take takes it"
 		done
 	done
 	return 0
@@ -158,6 +165,16 @@ disks_behind() { # <PCI address>
 		case $(readlink -f "$path") in */"$1"/*) ;; *) continue ;; esac
 		head=${path%/multipath/*}
 		echo "${head##*/}"
+	done
+}
+
+# The network interfaces the device at <PCI address> serves, however deep
+# under it (virtio-net's are under virtioN/, a USB NIC's under the xHCI
+# controller's USB devices).
+interfaces_behind() { # <PCI address>
+	local net
+	for net in "$WB_SYSFS"/class/net/*; do
+		case $(readlink -f "$net") in */"$1"/*) echo "${net##*/}" ;; esac
 	done
 }
 

@@ -39,8 +39,11 @@ def bind(root, addr, driver):
 
 def group_bound(root, group):
     devices = os.path.join(root, "kernel/iommu_groups", group, "devices")
+    # Drivers that manage their own DMA (a PCIe port, pci-stub) hold no group.
     return [d for d in os.listdir(devices)
-            if os.path.lexists(os.path.join(devices, d, "driver"))]
+            if os.path.lexists(os.path.join(devices, d, "driver"))
+            and os.path.basename(os.readlink(os.path.join(devices, d, "driver")))
+            not in ("pcieport", "pci-stub")]
 
 
 def main(path):

@@ -99,6 +99,12 @@ class FakeMachine(unittest.TestCase):
             link(f"../../../../kernel/iommu_groups/{group}", f"{dev}/iommu_group")
             link(f"../../../../bus/pci/devices/{addr}", f"{groups}/devices/{addr}")
 
+    def interface(self, name):
+        """A network interface of the device ADDR, as class/net links it."""
+        net = f"{self.sys}/bus/pci/devices/{ADDR}/net/{name}"
+        os.makedirs(net)
+        link(os.path.relpath(net, f"{self.sys}/class/net"), f"{self.sys}/class/net/{name}")
+
     def needs_fake(self, command):
         """busybox sh runs its own applet of <command>, never the stand-in
         on PATH (tests/hw/bin): the case runs under dash and bash."""
@@ -229,7 +235,7 @@ class RefusalTest(FakeMachine):
                             f"{ADDR} holds nvme0n1, which is mounted or swapped on: not even --take")
 
     def test_a_device_carrying_the_default_route_is_refused_even_with_take(self):
-        os.makedirs(f"{self.sys}/bus/pci/devices/{ADDR}/net/eth0")
+        self.interface("eth0")
         put(f"{self.proc}/net/route", "Iface\tDestination\tGateway\tFlags\n"
             "eth0\t00000000\t0101A8C0\t0003\neth0\t0001A8C0\t00000000\t0001")
         self.assert_refused(self.run_kit("--take"),
@@ -288,24 +294,45 @@ class RefusalTest(FakeMachine):
     def test_a_device_under_the_bridge_with_the_default_route_is_refused(self):
         """eth0 is a port of bond0, which is a port of br0, the bridge that
         carries the route."""
-        os.makedirs(f"{self.sys}/bus/pci/devices/{ADDR}/net/eth0")
-        link("../bond0", f"{self.sys}/class/net/eth0/upper_bond0")
-        link("../br0", f"{self.sys}/class/net/bond0/upper_br0")
-        os.makedirs(f"{self.sys}/class/net/br0")
+        self.interface("eth0")
+        for upper in ("bond0", "br0"):
+            os.makedirs(f"{self.sys}/class/net/{upper}")
+        link(f"{self.sys}/class/net/bond0", f"{self.sys}/class/net/eth0/upper_bond0")
+        link(f"{self.sys}/class/net/br0", f"{self.sys}/class/net/bond0/upper_br0")
         put(f"{self.proc}/net/route", "Iface\tDestination\tGateway\tFlags\n"
             "br0\t00000000\t0101A8C0\t0003")
         self.assert_refused(self.run_kit("--take"),
                             "interface eth0 carries the default route (through br0)")
 
+    def test_a_virtio_nic_with_the_default_route_is_refused(self):
+        """virtio-net's interface is under virtioN/, not the PCI device's
+        net/."""
+        net = f"{self.sys}/devices/pci0000:00/{ADDR}/virtio0/net/eth0"
+        os.makedirs(net)
+        link(os.path.relpath(net, f"{self.sys}/class/net"), f"{self.sys}/class/net/eth0")
+        put(f"{self.proc}/net/route", "Iface\tDestination\tGateway\tFlags\n"
+            "eth0\t00000000\t0101A8C0\t0003")
+        self.assert_refused(self.run_kit("--take"), "interface eth0 carries the default route")
+
+    def test_a_group_shared_with_a_pcie_port_is_no_group_held(self):
+        """A port's driver manages its own DMA: the kernel changes the
+        group's type all the same."""
+        put(f"{self.sys}/bus/pci/drivers/pcieport/unbind", "")
+        self.device(OTHER, "pcieport", 7)
+        run = self.run_kit("--take", MODES="strict")
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assert_given_back()
+        self.assertEqual(self.driver(OTHER), "pcieport")
+
     def test_a_device_carrying_the_ipv6_default_route_is_refused(self):
-        os.makedirs(f"{self.sys}/bus/pci/devices/{ADDR}/net/eth0")
+        self.interface("eth0")
         put(f"{self.proc}/net/ipv6_route",
             "00000000000000000000000000000000 00 00000000000000000000000000000000 00 "
             "fe800000000000000000000000000001 00000400 00000001 00000000 00000003     eth0")
         self.assert_refused(self.run_kit("--take"), "interface eth0 carries the default route")
 
     def test_a_device_whose_interface_routes_no_default_is_taken(self):
-        os.makedirs(f"{self.sys}/bus/pci/devices/{ADDR}/net/eth0")
+        self.interface("eth0")
         put(f"{self.proc}/net/route", "Iface\tDestination\tGateway\tFlags\n"
             "eth0\t0001A8C0\t00000000\t0001")
         run = self.run_kit("--take", MODES="lazy")
