@@ -62,6 +62,8 @@
 #   make check-pristine     Linux 7.3 as it is, built and booted on both
 #                           architectures (check-pristine-x86_64, -arm64)
 #   make check-iommupt      generic_pt's KUnit suites on UML
+#   make check-insns        make insns' trace of the patched kernel, lazy mode:
+#                           its guest starts the runs and gdb steps them
 #   make check-iova-uml     the iova suite on UML
 #   make check-debug-tests  the debug kernel's boots (check-debug: with summary),
 #                           then check-report on their consoles
@@ -198,7 +200,7 @@ ktap_helpers = $(BUILD)/$(TREE_$(1))/linux/tools/testing/selftests/kselftest/kta
 
 .PHONY: all per-patch report workloads check check-tests check-series check-posting check-shell check-pristine tree export posting \
 	check-breaks-apply check-results check-report \
-	apply check-bisect check-breaks check-iommupt check-iova-uml check-parsers check-debug check-debug-tests check-deps reset-tree \
+	apply check-bisect check-breaks check-iommupt check-insns check-iova-uml check-parsers check-debug check-debug-tests check-deps reset-tree \
 	insns clean-results clean hw-kit hw-report check-hw space check-space FORCE
 
 all: space report
@@ -376,7 +378,7 @@ check: check-space $(STATE)/deps
 		scripts/check/summary.sh $(CHECK) $$rc
 
 check-tests: check-series check-posting check-shell check-hw check-results check-parsers check-deps check-breaks-apply \
-	$(addprefix check-,$(ARCHS)) check-pristine check-iommupt check-iova-uml check-debug-tests
+	$(addprefix check-,$(ARCHS)) check-pristine check-iommupt check-insns check-iova-uml check-debug-tests
 
 # Every boot of $(BOOTS) of kernel <dir>/<arch> of configs/kernels, with
 # what each console shows recorded.
@@ -410,6 +412,14 @@ check-iommupt: $(STATE)/patched.rev
 	@$(TEST) "KUnit of generic_pt on UML" scripts/check/kunit-uml.sh $(TREE) $(BUILD)/kunit-uml \
 		drivers/iommu/generic_pt $(BUILD)/check/iommupt.log
 	@scripts/results/guest-results.py $(TREE) $(BUILD)/check/iommupt.log iommupt $(CHECK)
+
+# What make insns does for one kernel and mode: the patched x86_64 kernel
+# in lazy mode, its trace step's start line awaited and a few one-page maps
+# and unmaps single-stepped by gdb (section 7).
+check-insns: $(call kernel,patched/x86_64) $(call initramfs,patched/x86_64)
+	@$(TEST) "make insns traces a one-page map and unmap" scripts/run/insns.sh \
+		$(firstword $(INSNS_MODES)) $(call kernel,patched/x86_64) $(call out,patched/x86_64)/vmlinux \
+		$(call initramfs,patched/x86_64) $(BUILD)/check/insns-lazy
 
 # The series' IOVA cache suite as its users would run it, kunit.py on UML
 # (configs/iova.kunitconfig): the guests run it too, but a suite of a

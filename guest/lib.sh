@@ -59,6 +59,14 @@ wb_arg_all() { # <name>
 	echo "$all"
 }
 
+# Copy standard input to standard output, each line indented one KTAP level
+# as soon as it is read. Not sed: busybox sed holds a line back to know
+# whether it is the last, so an endless step's latest line (the trace step's
+# start line) would never reach the console.
+indent_lines() {
+	awk '{ print "    " $0; fflush() }'
+}
+
 # Run <command> as the subtest <name> of the current KTAP level: its own
 # KTAP, indented one level, then the result line here, from its exit status
 # (0 passed, 4 skipped, anything else failed). The subtest counts its tests
@@ -80,7 +88,7 @@ ktap_subtest() { # <name> <command> [args...]
 		else
 			echo $? >"$status"
 		fi
-	} | sed 's/^/    /'
+	} | indent_lines
 	case $(cat "$status") in
 	0) ktap_test_pass "$name" ;;
 	"$KSFT_SKIP") ktap_test_skip "$name" ;;
