@@ -1381,6 +1381,14 @@ static void incoherent_walk_map_flushes_unflushed_table(struct kunit *test)
 		item = vtdss_table_item(table, warm);
 	if (item && (READ_ONCE(*item) & VTDSS_FLUSH_DONE)) {
 		WRITE_ONCE(*item, READ_ONCE(*item) & ~VTDSS_FLUSH_DONE);
+#ifdef WB_LEAF_HINTS
+		/*
+		 * The warm map left this CPU a leaf hint of the table. No CPU
+		 * can hold one while the table's creator still flushes its
+		 * item, so retire it, as a table free would.
+		 */
+		atomic64_inc(&table->iommu.tables_freed);
+#endif
 		cleared = true;
 		iova = map_counted(buf);
 		hits = atomic_read(&flush_hits);
