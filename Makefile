@@ -23,7 +23,8 @@
 #                      KUnit case it names (a build and a run per break);
 #                      make check only checks that each still applies
 #   make insns         the instructions of one map and one unmap, function by
-#                      function, baseline beside patched (gdb single-steps)
+#                      function, baseline beside patched (gdb single-steps);
+#                      INSNS_GRANULE=<pages> for larger ones (build/insns-g<pages>/)
 #   make per-patch REVS="<rev>..."   the benchmark of the kernel at each
 #                      revision, side by side: what each patch changes
 #   make hw-kit        the kit that runs the benchmark on a booted machine,
@@ -569,14 +570,16 @@ posting: $(STATE)/patched.rev
 # patched x86_64 kernels that make measures, booted in each of INSNS_MODES
 # with QEMU's gdbstub; gdb single-steps dma_map_page_attrs() and
 # dma_unmap_page_attrs() calls and scripts/results/insns.py counts what each
-# function they went through executed (build/insns/<mode>.txt).
-INSNS := $(BUILD)/insns
+# function they went through executed (build/insns/<mode>.txt). Maps and
+# unmaps of INSNS_GRANULE pages, one unless given, go to build/insns-g<pages>.
+INSNS_GRANULE ?= 1
+INSNS := $(BUILD)/insns$(if $(filter-out 1,$(INSNS_GRANULE)),-g$(INSNS_GRANULE))
 INSNS_MODES ?= $(shell . guest/protocol.sh && echo "$$WB_MODE_LAZY $$WB_MODE_STRICT")
 INSNS_KERNELS := baseline patched
 
 insns: $(foreach k,$(INSNS_KERNELS),$(call kernel,$(k)/x86_64) $(call initramfs,$(k)/x86_64))
 	@for mode in $(INSNS_MODES); do \
-		$(foreach k,$(INSNS_KERNELS),scripts/run/insns.sh $$mode $(call kernel,$(k)/x86_64) \
+		$(foreach k,$(INSNS_KERNELS),WB_INSNS_GRANULE=$(INSNS_GRANULE) scripts/run/insns.sh $$mode $(call kernel,$(k)/x86_64) \
 			$(call out,$(k)/x86_64)/vmlinux $(call initramfs,$(k)/x86_64) \
 			$(INSNS)/$(k)-$$mode || exit 1;) \
 		scripts/results/insns.py "$$mode mode" $(foreach k,$(INSNS_KERNELS),\

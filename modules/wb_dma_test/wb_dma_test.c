@@ -1387,7 +1387,7 @@ static void incoherent_walk_map_flushes_unflushed_table(struct kunit *test)
 		 * can hold one while the table's creator still flushes its
 		 * item, so retire it, as a table free would.
 		 */
-		atomic64_inc(&table->iommu.tables_freed);
+		atomic_long_inc(&table->iommu.tables_freed);
 #endif
 		cleared = true;
 		iova = map_counted(buf);

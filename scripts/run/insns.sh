@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Count the instructions of single dma_map_page_attrs() and
-# dma_unmap_page_attrs() calls, function by function: boot <kernel> in
+# dma_unmap_page_attrs() calls of WB_INSNS_GRANULE pages (one by default),
+# function by function: boot <kernel> in
 # <mode> on one vCPU under -icount with QEMU's gdbstub and the trace job,
 # have gdb single-step a few calls (scripts/run/insns-gdb.py) into <out>.json,
 # then stop the guest. The console is <out>.log, gdb's output <out>.gdb.
@@ -27,7 +28,7 @@ trap stop_guest EXIT
 # does not count here, the trace does.
 WB_SMP=1 WB_ICOUNT=1 WB_QEMU_ARGS="-gdb unix:$run/gdb,server=on,wait=off -pidfile $run/qemu.pid" \
 	"$WB_SCRIPTS/run/boot.sh" x86_64 "$mode" "$kernel" "$initrd" "$out.log" 600 \
-	"nokaslr wb.job=trace" >"$run/boot" 2>&1 &
+	"nokaslr wb.job=trace wb.granules=${WB_INSNS_GRANULE:-1}" >"$run/boot" 2>&1 &
 guest=$!
 
 for _ in $(seq 300); do

@@ -4,7 +4,8 @@
 # each revision (one worktree and one build directory, so that each build
 # is incremental), run the benchmark matrix on all of them in one run with
 # one initramfs (the tool and guest of the tree's tip), and print them side
-# by side (scripts/results/per_patch.py).
+# by side (scripts/results/per_patch.py). Each kernel and its vmlinux stay in
+# <workdir>/kernels/, named by revision.
 # Usage: per-patch.sh <tree> <workdir> <initramfs> <modes> <matrix> <rev>... -- <fragment>...
 #   matrix: wb.* parameters of guest/steps/bench.sh (one thread)
 set -eu
@@ -32,6 +33,8 @@ for rev in "${revs[@]}"; do
 	"$WB_SCRIPTS/tree/worktree.sh" "$tree" "$rev" "$work/linux"
 	"$WB_SCRIPTS/build/kbuild.sh" x86_64 "$work/linux" "$work/out" "$@"
 	cp "$work/out/$image" "$work/kernels/$name"
+	# Its symbols, for scripts/run/insns.sh to trace that kernel
+	cp "$work/out/vmlinux" "$work/kernels/$name.vmlinux"
 	specs+=("$name:$work/kernels/$name:$initrd")
 	names+=("$name")
 done
