@@ -27,6 +27,7 @@
 #                      INSNS_GRANULE=<pages> for larger ones (build/insns-g<pages>/)
 #   make per-patch REVS="<rev>..."   the benchmark of the kernel at each
 #                      revision, side by side: what each patch changes
+#   make per-patch-workloads REVS="<rev>..."   the same for the workloads
 #   make hw-kit        the kit that runs the benchmark on a booted machine,
 #                      x86_64 and arm64 (build/hw-kit/; hw/README.md)
 #   make hw-report A=<dir> B=<dir>   two of its result sets (one machine,
@@ -199,7 +200,7 @@ guest_prerequisites = $(if $(filter tools,$(GUEST_$(1))),$(call tools,$(1))) \
 # The kselftest KTAP helpers the guest's steps print their results with
 ktap_helpers = $(BUILD)/$(TREE_$(1))/linux/tools/testing/selftests/kselftest/ktap_helpers.sh
 
-.PHONY: all per-patch report workloads check check-tests check-series check-posting check-shell check-pristine tree export posting \
+.PHONY: all per-patch per-patch-workloads report workloads check check-tests check-series check-posting check-shell check-pristine tree export posting \
 	check-breaks-apply check-results check-report \
 	apply check-bisect check-breaks check-iommupt check-insns check-iova-uml check-parsers check-debug check-debug-tests check-deps reset-tree \
 	insns clean-results clean hw-kit hw-report check-hw space check-space FORCE
@@ -598,9 +599,19 @@ insns: $(foreach k,$(INSNS_KERNELS),$(call kernel,$(k)/x86_64) $(call initramfs,
 REVS ?=
 per-patch: $(STATE)/patched.rev $(call initramfs,patched/x86_64)
 	@test -n "$(REVS)" || { echo 'make per-patch: say REVS="<rev> <rev>..."'; exit 2; }
-	@WB_ICOUNT=$(ICOUNT) scripts/run/per-patch.sh $(TREE) $(BUILD)/per-patch \
+	@WB_ICOUNT=$(ICOUNT) scripts/run/per-patch.sh bench $(TREE) $(BUILD)/per-patch \
 		$(call initramfs,patched/x86_64) $(MODES) "wb.maps=$(MAPS) wb.granules=$(GRANULES) \
 		wb.depths=$(DEPTHS) wb.seconds=$(SECONDS)" $(REVS) -- $(call fragments,patched/x86_64)
+
+# The workloads of make workloads on the workload kernel at each revision of
+# REVS, side by side (build/per-patch/per-patch-workloads.txt): each rate
+# against the revision before and against the IOMMU off. PACKETS, IO_DEPTHS,
+# IO_SECONDS and MODES as for make workloads.
+per-patch-workloads: $(STATE)/patched.rev $(call initramfs,patched/workload)
+	@test -n "$(REVS)" || { echo 'make per-patch-workloads: say REVS="<rev> <rev>..."'; exit 2; }
+	@scripts/run/per-patch.sh workload $(TREE) $(BUILD)/per-patch \
+		$(call initramfs,patched/workload) $(MODES) "wb.packets=$(PACKETS) \
+		wb.io_depths=$(IO_DEPTHS) wb.seconds=$(IO_SECONDS)" $(REVS) -- $(call fragments,patched/workload)
 
 ## 9. The hardware kit: the benchmark on a booted machine (hw/, issue 31)
 

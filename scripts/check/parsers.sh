@@ -13,7 +13,8 @@
 # expected.csv (and expected-workloads.csv) and exit with expected-status
 # (failed, lost, cut-off or missing runs and workloads make it fail).
 # per_patch.py: the same consoles as two kernels of a series must give
-# expected-per-patch.txt, its table and exit status.
+# expected-per-patch.txt, its table and exit status (and, with --workloads,
+# the workload consoles expected-per-patch-workloads.txt).
 # summary.sh: the KTAP it writes for a CI must read in kunit.py as the
 # results it was given (a pass, a failure and a skip, with their details).
 # Usage: check/parsers.sh <kunit dir> <results>
@@ -76,18 +77,24 @@ for case in "$bench"/*/; do
 done
 
 # per_patch.py on the same consoles, as two kernels of a series: its table
-# and exit status must be expected-per-patch.txt.
-for case in "$bench"/*/; do
-	name=$(basename "$case")
-	{
-		"$WB_SCRIPTS/results/per_patch.py" "$case" baseline patched && echo "exit: 0" || echo "exit: $?"
-	} >"$out.log" 2>&1
-	if diff -u "$case/expected-per-patch.txt" "$out.log"; then
-		record "$results" PASS "per_patch.py on tests/bench/$name"
+# and exit status must be expected-per-patch.txt; with --workloads, on the
+# workload consoles, expected-per-patch-workloads.txt.
+per_patch_case() { # <name> <expected> <per_patch.py argument>...
+	local name=$1 expected=$2
+	shift 2
+	{ "$WB_SCRIPTS/results/per_patch.py" "$@" && echo "exit: 0" || echo "exit: $?"; } >"$out.log" 2>&1
+	if diff -u "$expected" "$out.log"; then
+		record "$results" PASS "per_patch.py $name"
 	else
-		record "$results" FAIL "per_patch.py on tests/bench/$name" "its table or exit status differs"
+		record "$results" FAIL "per_patch.py $name" "its table or exit status differs"
 		rc=1
 	fi
+}
+for case in "$bench"/*/; do
+	name=$(basename "$case")
+	per_patch_case "on tests/bench/$name" "$case/expected-per-patch.txt" "$case" baseline patched
+	[ ! -d "$case/workloads" ] || per_patch_case "--workloads on tests/bench/$name" \
+		"$case/expected-per-patch-workloads.txt" --workloads "$case/workloads" baseline patched
 done
 
 # summary.sh's KTAP, read back by kunit.py: the counts and the skip's reason.

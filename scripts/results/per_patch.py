@@ -3,18 +3,22 @@
 """Print the benchmark of several kernels of one series side by side, each
 beside the one before it: what each patch changed.
 
-Usage: per_patch.py <results dir> <kernel name>...
+Usage: per_patch.py [--workloads] <results dir> <kernel name>...
 
 <results dir>/<kernel name>/ holds the consoles scripts/run/bench.sh wrote for
 that kernel (in the order given: the series' patches, first to last). Per
 IOMMU mode, map mode, size, threads and depth, prints map and unmap mean,
 p50 and p99 in ns for every kernel and each p50's ratio to the kernel
-before it. Exits non-zero when a run failed or is missing.
+before it. With --workloads, the consoles are scripts/run/workloads.sh's:
+per workload, rate and IOMMU mode, each kernel's rate, its ratio to the
+same kernel with the IOMMU off and to the kernel before. Exits non-zero
+when a run or workload failed or is missing.
 """
 
 import sys
 
 import report
+import workload_table
 from ratios import ratio
 
 
@@ -23,8 +27,7 @@ def stats(run, op):
                     for s in report.STATS)
 
 
-def main():
-    results, names = sys.argv[1], sys.argv[2:]
+def bench(results, names):
     kernels = [report.load(f"{results}/{name}") for name in names]
     keys = sorted(set().union(*kernels), key=report.sort_key)
     failed = [(name, key) for name, runs in zip(names, kernels) for key in keys
@@ -43,10 +46,52 @@ def main():
                 before = p50
             print(f"{key[0]:6} {key[1]:7} {key[2]:>5} {key[3]:>3} {key[4]:>5} {op:6} " +
                   "  ".join(cells))
-    for name, key in failed:
-        print(f"FAILED {name} " + " ".join(f"{k}={v}" for k, v in zip(report.KEY, key)))
-    for problem in report.PROBLEMS:
-        print(f"FAILED {problem}")
+    return [f"{name} " + " ".join(f"{k}={v}" for k, v in zip(report.KEY, key))
+            for name, key in failed]
+
+
+def rate_cell(value, off, before):
+    """A kernel's rate, its ratio to the IOMMU off and to the kernel before."""
+    change = f"x{ratio(value, before)}" if before and value else ""
+    return f"{'-' if value is None else value:>9} {'-' if off is None else off:>5} {change:>6}"
+
+
+def workloads(results, names):
+    kernels = [workload_table.load(f"{results}/{name}", report.console_objects,
+                                   report.PROBLEMS) for name in names]
+    failed = {}
+    print("packets/s or IOPS on the guest's -icount clock (instructions, not device "
+          "time); /off: against the same kernel with the IOMMU off; x: against the "
+          "kernel before")
+    print(f"{'workload':26} {'metric':6} {'mode':6} " +
+          "  ".join(f"{name:>22}" for name in names))
+    for name, _, metric, mode in workload_table.keys(*kernels):
+        cells, before = [], None
+        for who, runs in zip(names, kernels):
+            run = runs.get((name, mode), {})
+            value = run.get(metric)
+            if "skipped" in run:
+                cells.append(f"{'skipped':>22}")
+                continue
+            if not run or "failed" in run:
+                failed[f"{who} workload={name} mode={mode}"] = run.get(
+                    "failed", "no result in the console")
+            cells.append(rate_cell(value, workload_table.vs_direct(runs, name, metric, mode),
+                                   before))
+            before = value
+        print(f"{name:26} {metric or '-':6} {mode:6} " + "  ".join(cells))
+    return [f"{what}: {why}" for what, why in failed.items()]
+
+
+def main():
+    args, table = sys.argv[1:], bench
+    if args[:1] == ["--workloads"]:
+        args, table = args[1:], workloads
+    if len(args) < 2:
+        sys.exit("usage: per_patch.py [--workloads] <results dir> <kernel name>...")
+    failed = table(args[0], args[1:])
+    for what in failed + report.PROBLEMS:
+        print(f"FAILED {what}")
     sys.exit(1 if failed or report.PROBLEMS else 0)
 
 

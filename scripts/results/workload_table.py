@@ -78,36 +78,48 @@ def goal(size, mode, values):
     return None if value is None else ("met" if value >= lowest else "missed")
 
 
+def keys(*kernels):
+    """(workload, frame size, metric, mode) of each row a table of
+    <kernels> has, in the table's order: every workload and mode any of
+    them reported or planned, each rate any of its objects carries."""
+    found = [key for runs in kernels for key in runs]
+    modes = [m for m in MODES if any(m == mode for _, mode in found)]
+    for name in sorted({name for name, _ in found}):
+        objects = [runs[key] for runs in kernels for key in runs if key[0] == name]
+        for metric in metrics(objects):
+            for mode in modes:
+                yield name, frame_size(objects), metric, mode
+
+
+def vs_direct(runs, name, metric, mode):
+    """<metric> of workload <name> in <mode> as a ratio to the same kernel's
+    with the IOMMU off, None when either is missing."""
+    return ratio(runs.get((name, mode), {}).get(metric),
+                 runs.get((name, MODE_DIRECT), {}).get(metric))
+
+
 def rows(baseline, patched):
     """The table's rows; a workload missing or failed on either kernel is a
     failed row that says why."""
-    names = sorted({name for name, _ in baseline} | {name for name, _ in patched})
-    modes = [m for m in MODES if any(m == mode for _, mode in list(baseline) + list(patched))]
-    for name in names:
-        objects = [run for runs in (baseline, patched)
-                   for (found, _), run in runs.items() if found == name]
-        size = frame_size(objects)
-        for metric in metrics(objects):
-            value = {who: {mode: runs.get((name, mode), {}).get(metric) for mode in modes}
-                     for who, runs in (("baseline", baseline), ("patched", patched))}
-            for mode in modes:
-                b, p = baseline.get((name, mode), {}), patched.get((name, mode), {})
-                skipped = "skipped" in b and "skipped" in p
-                failed = None if skipped else "; ".join(
-                    f"{who}: {run.get('failed', 'no result in the console')}"
-                    for who, run in (("baseline", b), ("patched", p))
-                    if not run or "failed" in run) or None
-                yield {
-                    "workload": name, "metric": metric, "mode": mode, "failed": failed,
-                    "driver": p.get("driver") or b.get("driver"),
-                    "device": p.get("device") or b.get("device"),
-                    "baseline": b.get(metric),
-                    "baseline_vs_direct": ratio(b.get(metric), value["baseline"].get(MODE_DIRECT)),
-                    "patched": p.get(metric),
-                    "patched_vs_direct": ratio(p.get(metric), value["patched"].get(MODE_DIRECT)),
-                    "patched_vs_baseline": ratio(p.get(metric), b.get(metric)),
-                    "goal": "skipped" if skipped else goal(size, mode, value["patched"]),
-                }
+    for name, size, metric, mode in keys(baseline, patched):
+        b, p = baseline.get((name, mode), {}), patched.get((name, mode), {})
+        skipped = "skipped" in b and "skipped" in p
+        failed = None if skipped else "; ".join(
+            f"{who}: {run.get('failed', 'no result in the console')}"
+            for who, run in (("baseline", b), ("patched", p))
+            if not run or "failed" in run) or None
+        yield {
+            "workload": name, "metric": metric, "mode": mode, "failed": failed,
+            "driver": p.get("driver") or b.get("driver"),
+            "device": p.get("device") or b.get("device"),
+            "baseline": b.get(metric),
+            "baseline_vs_direct": vs_direct(baseline, name, metric, mode),
+            "patched": p.get(metric),
+            "patched_vs_direct": vs_direct(patched, name, metric, mode),
+            "patched_vs_baseline": ratio(p.get(metric), b.get(metric)),
+            "goal": "skipped" if skipped else goal(
+                size, mode, {m: patched.get((name, m), {}).get(metric) for m in MODES}),
+        }
 
 
 def print_rows(table):

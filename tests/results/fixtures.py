@@ -75,6 +75,8 @@ class Rewriter:
             text = self.csv(text)
         elif self.modes and name == "expected-per-patch.txt":
             text = "".join(self.first_word(line) for line in text.splitlines(True))
+        elif self.modes and name == "expected-per-patch-workloads.txt":
+            text = "".join(self.workload_mode(line) for line in text.splitlines(True))
         return text
 
     def csv(self, text):
@@ -95,8 +97,20 @@ class Rewriter:
         word = line[:6].rstrip()
         if line[6:7] == " " and word in self.modes:
             line = f"{self.modes[word]:6} " + line[7:]
+        return self.mode_names(line)
+
+    def mode_names(self, line):
         return re.sub(r"\bmode=([\w-]+)",
                       lambda m: "mode=" + self.modes.get(m.group(1), m.group(1)), line)
+
+    def workload_mode(self, line):
+        """per_patch.py --workloads' rows have the mode in a field of 6 after
+        the workload's (26) and the rate's (6); its failures name it as
+        mode=<mode>."""
+        word = line[34:40].rstrip()
+        if line[40:41] == " " and word in self.modes:
+            line = line[:34] + f"{self.modes[word]:6} " + line[41:]
+        return self.mode_names(line)
 
     def copy(self, source, target):
         for top, _, files in os.walk(source):

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Tests of scripts/results/per_patch.py, make per-patch's table, on the consoles
-of tests/bench/ taken as two kernels of a series."""
+"""Tests of scripts/results/per_patch.py, make per-patch's table (and make
+per-patch-workloads'), on the consoles of tests/bench/ taken as two kernels of
+a series."""
 
 import os
 import unittest
@@ -39,6 +40,37 @@ class FixturesTest(unittest.TestCase):
         output = per_patch(top, "baseline", "none")
         self.assertTrue(output.endswith("exit: 1\n"))
         self.assertIn(f"FAILED none mode={protocol.MODE_DIRECT} map=single granule=1", output)
+
+
+class WorkloadsTest(unittest.TestCase):
+    """--workloads, on the cases with workload consoles (<case>/workloads/)."""
+
+    CASES = ("workloads", "workload-failed")
+
+    def test_each_case(self):
+        for case in self.CASES:
+            with self.subTest(case=case):
+                top = os.path.join(wbtest.BENCH, case)
+                self.assertEqual(
+                    per_patch("--workloads", os.path.join(top, "workloads"), "baseline", "patched"),
+                    wbtest.read(os.path.join(top, "expected-per-patch-workloads.txt")))
+
+    def test_each_rate_against_the_one_before(self):
+        top = os.path.join(wbtest.BENCH, "workloads", "workloads")
+        lines = per_patch("--workloads", top, "baseline", "patched", "baseline").splitlines()
+        row = next(line for line in lines if line.startswith("e1000e pktgen 64 B ")
+                   and f" {protocol.MODE_LAZY} " in line)
+        # 70086, then 86828 (x1.24 of it), then 70086 again (x0.81 of that)
+        self.assertEqual([c for c in row.split() if c.startswith("x")], ["x1.24", "x0.81"])
+
+    def test_a_failed_workload_fails_once_per_kernel_and_mode(self):
+        top = os.path.join(wbtest.BENCH, "workload-failed", "workloads")
+        output = per_patch("--workloads", top, "baseline", "patched")
+        failed = [line for line in output.splitlines() if line.startswith("FAILED")]
+        self.assertIn(f"FAILED patched workload=e1000e pktgen 64 B mode={protocol.MODE_LAZY}: "
+                      "the link of eth0 or eth1 stays down", failed)
+        self.assertEqual(len(failed), len(set(failed)))
+        self.assertTrue(output.endswith("exit: 1\n"))
 
 
 class RenamedTest(unittest.TestCase):
