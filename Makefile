@@ -114,6 +114,7 @@ export WB_APPEND := $(APPEND)
 PACKETS ?= 20000
 IO_DEPTHS ?=
 IO_SECONDS ?= 1
+WORKLOAD_OPTIONS = wb.packets=$(PACKETS) wb.io_depths=$(IO_DEPTHS) wb.seconds=$(IO_SECONDS)
 # How many patches of the series the baseline kernel carries (default: those
 # above the series' baseline-end marker, the benchmark); 0: Linux 7.3 as is.
 BASELINE_PATCHES ?=
@@ -357,7 +358,7 @@ $(STATE)/workloads: FORCE
 $(BUILD)/workloads/done: $(foreach v,baseline patched,$(call kernel,$(v)/workload) \
 		$(call initramfs,$(v)/workload)) $(STATE)/workloads
 	@$(STAGE) "workloads, baseline and patched" scripts/run/workloads.sh $(BUILD)/workloads $(MODES) \
-		"wb.packets=$(PACKETS) wb.io_depths=$(IO_DEPTHS) wb.seconds=$(IO_SECONDS)" \
+		"$(WORKLOAD_OPTIONS)" \
 		$(foreach v,baseline patched,$(v):$(call kernel,$(v)/workload):$(call initramfs,$(v)/workload))
 	@touch $@
 
@@ -610,8 +611,8 @@ per-patch: $(STATE)/patched.rev $(call initramfs,patched/x86_64)
 per-patch-workloads: $(STATE)/patched.rev $(call initramfs,patched/workload)
 	@test -n "$(REVS)" || { echo 'make per-patch-workloads: say REVS="<rev> <rev>..."'; exit 2; }
 	@scripts/run/per-patch.sh workload $(TREE) $(BUILD)/per-patch \
-		$(call initramfs,patched/workload) $(MODES) "wb.packets=$(PACKETS) \
-		wb.io_depths=$(IO_DEPTHS) wb.seconds=$(IO_SECONDS)" $(REVS) -- $(call fragments,patched/workload)
+		$(call initramfs,patched/workload) $(MODES) "$(WORKLOAD_OPTIONS)" \
+		$(REVS) -- $(call fragments,patched/workload)
 
 ## 9. The hardware kit: the benchmark on a booted machine (hw/, issue 31)
 

@@ -19,7 +19,7 @@ packages="build-essential bc bison flex libelf-dev libssl-dev cpio kmod
 commands="make gcc bc bison flex perl python3 git ccache sparse gnuplot shellcheck
 	cpio gzip xz tar rsync depmod sha256sum cmp diff patch awk timeout
 	i686-linux-gnu-gcc aarch64-linux-gnu-gcc qemu-system-x86_64 qemu-system-aarch64
-	busybox apt-get dpkg-deb dpkg-query debootstrap chroot findmnt mount umount gdb nm"
+	busybox apt-get dpkg-deb dpkg-query debootstrap chroot findmnt flock mount umount gdb nm"
 
 missing_commands() {
 	for c in $commands; do

@@ -28,6 +28,7 @@ def stats(run, op):
 
 
 def bench(results, names):
+    """Print the benchmark table of kernels <names>; return its failures."""
     kernels = [report.load(f"{results}/{name}") for name in names]
     keys = sorted(set().union(*kernels), key=report.sort_key)
     failed = [(name, key) for name, runs in zip(names, kernels) for key in keys
@@ -57,27 +58,25 @@ def rate_cell(value, off, before):
 
 
 def workloads(results, names):
+    """Print the workload table of kernels <names>; return its failures, one
+    per kernel, workload and mode."""
     kernels = [workload_table.load(f"{results}/{name}", report.console_objects,
                                    report.PROBLEMS) for name in names]
     failed = {}
-    print("packets/s or IOPS on the guest's -icount clock (instructions, not device "
-          "time); /off: against the same kernel with the IOMMU off; x: against the "
-          "kernel before")
+    print(f"{workload_table.CLOCK}; each kernel: its rate, /off against the same kernel "
+          "with the IOMMU off, x against the kernel before")
     print(f"{'workload':26} {'metric':6} {'mode':6} " +
           "  ".join(f"{name:>22}" for name in names))
-    for name, _, metric, mode in workload_table.keys(*kernels):
+    print(f"{'':41}" + "  ".join(f"{'rate':>9} {'/off':>5} {'x':>6}" for _ in names))
+    for name, _, metric, mode in workload_table.row_keys(*kernels):
         cells, before = [], None
         for who, runs in zip(names, kernels):
             run = runs.get((name, mode), {})
             value = run.get(metric)
-            if "skipped" in run:
-                cells.append(f"{'skipped':>22}")
-                continue
-            if not run or "failed" in run:
-                failed[f"{who} workload={name} mode={mode}"] = run.get(
-                    "failed", "no result in the console")
-            cells.append(rate_cell(value, workload_table.vs_direct(runs, name, metric, mode),
-                                   before))
+            if workload_table.failure(run):
+                failed[f"{who} workload={name} mode={mode}"] = workload_table.failure(run)
+            cells.append(f"{'skipped':>22}" if "skipped" in run else rate_cell(
+                value, workload_table.vs_direct(runs, name, metric, mode), before))
             before = value
         print(f"{name:26} {metric or '-':6} {mode:6} " + "  ".join(cells))
     return [f"{what}: {why}" for what, why in failed.items()]

@@ -26,6 +26,9 @@ GOALS = {MODE_LAZY: (MODE_DIRECT, 0.9), MODE_STRICT: (MODE_DIRECT, 0.75),
 # goals are judged at.
 RATES = ("tx_pps", "rx_pps", "iops")
 GOAL_SIZE = 64
+# What every table of workload rates must say of its numbers
+CLOCK = ("packets/s or IOPS on the guest's -icount clock (instructions, not device time; "
+         "IOPS also count the idle clock's jumps to the next timer, so they are not judged)")
 
 
 def metrics(objects):
@@ -78,7 +81,7 @@ def goal(size, mode, values):
     return None if value is None else ("met" if value >= lowest else "missed")
 
 
-def keys(*kernels):
+def row_keys(*kernels):
     """(workload, frame size, metric, mode) of each row a table of
     <kernels> has, in the table's order: every workload and mode any of
     them reported or planned, each rate any of its objects carries."""
@@ -91,6 +94,14 @@ def keys(*kernels):
                 yield name, frame_size(objects), metric, mode
 
 
+def failure(run):
+    """Why a workload's run (its object, {} when it never reported) has no
+    result; None when it has one or was skipped."""
+    if run and "failed" not in run:
+        return None
+    return run.get("failed", "no result in the console")
+
+
 def vs_direct(runs, name, metric, mode):
     """<metric> of workload <name> in <mode> as a ratio to the same kernel's
     with the IOMMU off, None when either is missing."""
@@ -101,13 +112,11 @@ def vs_direct(runs, name, metric, mode):
 def rows(baseline, patched):
     """The table's rows; a workload missing or failed on either kernel is a
     failed row that says why."""
-    for name, size, metric, mode in keys(baseline, patched):
+    for name, size, metric, mode in row_keys(baseline, patched):
         b, p = baseline.get((name, mode), {}), patched.get((name, mode), {})
         skipped = "skipped" in b and "skipped" in p
-        failed = None if skipped else "; ".join(
-            f"{who}: {run.get('failed', 'no result in the console')}"
-            for who, run in (("baseline", b), ("patched", p))
-            if not run or "failed" in run) or None
+        failed = "; ".join(f"{who}: {failure(run)}" for who, run in (("baseline", b), ("patched", p))
+                           if failure(run)) or None
         yield {
             "workload": name, "metric": metric, "mode": mode, "failed": failed,
             "driver": p.get("driver") or b.get("driver"),
@@ -125,9 +134,7 @@ def rows(baseline, patched):
 def print_rows(table):
     goals = ", ".join(f"{mode} >= {lowest}x {against}"
                       for mode, (against, lowest) in GOALS.items())
-    print("workloads: packets/s or IOPS on the guest's -icount clock (instructions, not "
-          "device time; IOPS also count the idle clock's jumps to the next timer, so they "
-          f"are not judged); /off = the same kernel in mode {MODE_DIRECT}, the IOMMU off; "
+    print(f"workloads: {CLOCK}; /off = the same kernel in mode {MODE_DIRECT}, the IOMMU off; "
           f"goal (patched, 64 B): {goals}")
     columns = [("workload", -26), ("metric", -6), ("mode", -6), ("baseline", 9),
                ("baseline_vs_direct", 5), ("patched", 9), ("patched_vs_direct", 5),

@@ -9,7 +9,8 @@ renamed a mode, a marker, a JSON kind or a counter since, the fixtures are
 rewritten on the way in, as a guest speaking today's protocol would have
 written them, so that a rename in guest/protocol.sh alone keeps every test
 that reads them: a mode renames the consoles' files, the tables' mode
-column and per_patch.py's first column; a marker is replaced where it
+column, per_patch.py's first column and the mode column of its
+--workloads table; a marker is replaced where it
 occurs; a kind or a counter where it names a JSON member.
 
 Usage: fixtures.py <scratch dir>   print the consoles' and the benchmark

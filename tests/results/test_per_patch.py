@@ -42,13 +42,18 @@ class FixturesTest(unittest.TestCase):
         self.assertIn(f"FAILED none mode={protocol.MODE_DIRECT} map=single granule=1", output)
 
 
-class WorkloadsTest(unittest.TestCase):
-    """--workloads, on the cases with workload consoles (<case>/workloads/)."""
+def workload_cases():
+    """The cases with workload consoles (<case>/workloads/)."""
+    return [case for case in wbtest.bench_cases()
+            if os.path.isdir(os.path.join(wbtest.BENCH, case, "workloads"))]
 
-    CASES = ("workloads", "workload-failed")
+
+class WorkloadsTest(unittest.TestCase):
+    """--workloads, make per-patch-workloads' table."""
 
     def test_each_case(self):
-        for case in self.CASES:
+        self.assertLessEqual({"workload-failed", "workloads"}, set(workload_cases()))
+        for case in workload_cases():
             with self.subTest(case=case):
                 top = os.path.join(wbtest.BENCH, case)
                 self.assertEqual(
@@ -85,6 +90,17 @@ class RenamedTest(unittest.TestCase):
                              for line in expected.split("\n"))
         self.assertEqual(per_patch(top, "baseline", "patched", protocol=renamed.protocol),
                          expected)
+
+    def test_renamed_mode_in_the_workloads(self):
+        renamed = wbtest.Renamed({"WB_MODE_LAZY": "lzy"})
+        self.addCleanup(renamed.close)
+        top = renamed.copy_tree(os.path.join(wbtest.BENCH, "workloads", "workloads"))
+        lines = per_patch("--workloads", top, "baseline", "patched",
+                          protocol=renamed.protocol).splitlines()
+        self.assertTrue(lines[-1] == "exit: 0", lines[-3:])
+        modes = {line[34:40].rstrip() for line in lines[3:-1]}
+        self.assertIn("lzy", modes)
+        self.assertNotIn(protocol.MODE_LAZY, modes)
 
 
 if __name__ == "__main__":
