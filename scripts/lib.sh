@@ -186,9 +186,11 @@ trace_started() { # <console log>
 }
 
 # One result of 'make check': its name stays the same from run to run; what
-# varies (a time, a count, where to look) is the detail, after " # ".
+# varies (a time, a count, where to look) is the detail, after " # ". The
+# results' directory is made here, so that any check-<name> runs alone.
 record() { # <results> PASS|FAIL|SKIP <name> [<detail>]
 	case $3 in *"#"*) die "a result's name may not hold '#' (KTAP cuts it there): $3" ;; esac
+	mkdir -p "$(dirname "$1")"
 	echo "$2 $3${4:+ # $4}" >>"$1"
 	say "$2: $3${4:+ ($4)}"
 }
